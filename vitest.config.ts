@@ -1,0 +1,36 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+const alias = {
+  "@": root,
+  // `server-only` throws outside a React Server Components bundle; tests run plain Node.
+  "server-only": fileURLToPath(new URL("./tests/support/server-only.ts", import.meta.url)),
+};
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: "unit",
+          include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}", "devnet/**/*.test.ts", "scripts/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          globalSetup: ["tests/support/global-setup.ts"],
+        },
+      },
+    ],
+  },
+});
