@@ -1,0 +1,142 @@
+/**
+ * The service's configuration: one zod schema over the environment, read once. A bad value
+ * fails at start with a message that names the variable and says how to fix it.
+ */
+import { z } from "zod";
+import { parseUsdc } from "./money";
+
+const usdcAmount = z
+  .string()
+  .refine((value) => parseUsdc(value) !== undefined, "expected a USDC amount such as 1 or 0.25 (at most 6 decimals)")
+  .transform((value) => parseUsdc(value) as bigint);
+
+const privateKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex private key")
+  .transform((value) => value as `0x${string}`);
+
+const flag = z
+  .enum(["true", "false", "1", "0"])
+  .transform((value) => value === "true" || value === "1");
+
+function integer(min: number, max: number, fallback: number) {
+  return z.coerce.number().int().min(min).max(max).default(fallback);
+}
+
+function temperature(fallback: number) {
+  return z.coerce.number().min(0).max(1).default(fallback);
+}
+
+export const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    X402_NETWORK: z.enum(["local", "base-sepolia", "base"]).default("local"),
+    DEVNET_FILE: z.string().default(".devnet/devnet.json"),
+    RPC_URL: z.url().optional(),
+    FACILITATOR_URL: z.url().optional(),
+    AGENT_PRIVATE_KEY: privateKey.optional(),
+    QUOTE_SECRET: z.string().min(32, "must be at least 32 characters of random text").optional(),
+    OPENAI_API_KEY: z.string().min(1).optional(),
+    OPENAI_BASE_URL: z.url().optional(),
+    MODEL: z.string().min(1).default("gpt-4o-mini"),
+    TEMPERATURE_DEFAULT: temperature(0.5),
+    TEMPERATURE_PAYMENT: temperature(0.2),
+    TEMPERATURE_DISCOVERY: temperature(0.8),
+    REDIS_URL: z.url().optional(),
+    LIMIT_DEFAULT_PER_PAYMENT: usdcAmount.default(1_000_000n),
+    LIMIT_DEFAULT_PER_REQUEST: usdcAmount.default(2_000_000n),
+    LIMIT_DEFAULT_DAILY: usdcAmount.default(10_000_000n),
+    LIMIT_MAX_PER_PAYMENT: usdcAmount.default(10_000_000n),
+    LIMIT_MAX_PER_REQUEST: usdcAmount.default(25_000_000n),
+    LIMIT_MAX_DAILY: usdcAmount.default(100_000_000n),
+    RATE_LIMIT_REQUESTS: integer(1, 100_000, 20),
+    RATE_LIMIT_WINDOW_SECONDS: integer(1, 50, 50),
+    CHAT_DEADLINE_MS: integer(1_000, 48_000, 45_000),
+    MAX_PAYMENTS_PER_REQUEST: integer(1, 10, 3),
+    MAX_AGENT_STEPS: integer(1, 20, 8),
+    OUTBOUND_ALLOWLIST: z.string().default(""),
+    TRUST_PROXY_HEADERS: flag.optional(),
+    VERCEL: z.string().optional(),
+  })
+  .superRefine((env, context) => {
+    if (env.X402_NETWORK !== "local" && !env.QUOTE_SECRET) {
+      context.addIssue({
+        code: "custom",
+        path: ["QUOTE_SECRET"],
+        message: `is required when X402_NETWORK is ${env.X402_NETWORK}`,
+      });
+    }
+    if (env.X402_NETWORK === "base" && !env.FACILITATOR_URL) {
+      context.addIssue({ code: "custom", path: ["FACILITATOR_URL"], message: "is required when X402_NETWORK is base" });
+    }
+    const pairs = [
+      ["LIMIT_DEFAULT_PER_PAYMENT", "LIMIT_MAX_PER_PAYMENT"],
+      ["LIMIT_DEFAULT_PER_REQUEST", "LIMIT_MAX_PER_REQUEST"],
+      ["LIMIT_DEFAULT_DAILY", "LIMIT_MAX_DAILY"],
+    ] as const;
+    for (const [defaultKey, maxKey] of pairs) {
+      if (env[defaultKey] > env[maxKey]) {
+        context.addIssue({ code: "custom", path: [defaultKey], message: `must not exceed ${maxKey}` });
+      }
+    }
+  });
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** How to fix each variable, shown beside the error at start-up. */
+const FIXES: Partial<Record<keyof Env, string>> = {
+  X402_NETWORK: "set it to local, base-sepolia or base",
+  RPC_URL: "set it to the JSON-RPC URL of the chain, e.g. https://sepolia.base.org",
+  FACILITATOR_URL: "set it to the x402 facilitator base URL, e.g. https://x402.org/facilitator",
+  AGENT_PRIVATE_KEY: "set it to the agent wallet's key (0x + 64 hex digits), or leave it unset to disable autonomous payments",
+  QUOTE_SECRET: "generate one with `openssl rand -hex 32`",
+  OPENAI_BASE_URL: "set it to an OpenAI-compatible API base, e.g. https://api.openai.com/v1",
+  REDIS_URL: "set it to a redis:// URL, or leave it unset to keep state in memory (single instance only)",
+  CHAT_DEADLINE_MS: "use a value between 1000 and 48000 (the route's maxDuration is 50 s)",
+  RATE_LIMIT_WINDOW_SECONDS: "use a value between 1 and 50 (Retry-After never exceeds 50 s)",
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      "Invalid configuration:\n" +
+        problems
+          .map(({ variable, message }) => {
+            const fix = FIXES[variable as keyof Env];
+            return `  - ${variable} ${message}${fix ? ` (fix: ${fix})` : ""}`;
+          })
+          .join("\n"),
+    );
+  }
+}
+
+/** Parses an environment; empty strings count as unset. Throws ConfigError naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const result = EnvSchema.safeParse(cleaned);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => {
+      const variable = String(issue.path[0] ?? "environment");
+      // Cross-variable rules already read as a sentence ("is required when …").
+      const message = /^(is|must) /.test(issue.message) ? issue.message : `is invalid: ${issue.message}`;
+      return { variable, message };
+    }),
+  );
+}
+
+let cached: Env | undefined;
+
+/** The process's configuration, parsed once. */
+export function getEnv(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Tests only: forget the cached configuration. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}

@@ -1,0 +1,177 @@
+/**
+ * The one error type of the service. Each failure has a stable code that fixes its HTTP
+ * status and the message a caller may see; details and causes go to logs only.
+ */
+
+export type FieldError = { path: string; message: string };
+
+type ErrorDefinition = { status: number; title: string; message: string };
+
+/** Code → status, problem title and the safe default message. */
+export const ERROR_DEFINITIONS = {
+  "bad_request:json": { status: 400, title: "Malformed JSON", message: "The request body is not valid JSON." },
+  "bad_request:body": { status: 400, title: "Invalid request", message: "The request body is not valid." },
+  "bad_request:too_large": { status: 400, title: "Request too large", message: "The request is larger than allowed." },
+  "bad_request:content_type": {
+    status: 400,
+    title: "Unsupported content type",
+    message: "Send the request body as application/json.",
+  },
+  "payment_required:invalid_signature": {
+    status: 402,
+    title: "Invalid payment signature",
+    message: "The payment signature is not valid for this quote. Nothing was charged.",
+  },
+  "payment_required:expired": {
+    status: 402,
+    title: "Quote expired",
+    message: "The quote has expired. Ask again for a fresh quote. Nothing was charged.",
+  },
+  "payment_required:mismatch": {
+    status: 402,
+    title: "Payment does not match the quote",
+    message: "The signed payment does not match the quoted payment. Nothing was charged.",
+  },
+  "forbidden:unsafe_content": {
+    status: 403,
+    title: "Unsafe content",
+    message: "The message was refused because it appears to contain a secret such as a private key or seed phrase.",
+  },
+  "rate_limited": {
+    status: 429,
+    title: "Too many requests",
+    message: "Too many requests. Wait for the cooldown, then try again.",
+  },
+  "internal": {
+    status: 500,
+    title: "Internal error",
+    message: "Something went wrong on our side. Nothing was charged unless a payment is reported.",
+  },
+  "unavailable:model": {
+    status: 503,
+    title: "Model unavailable",
+    message: "The language model is unavailable right now. Try again shortly.",
+  },
+  "unavailable:facilitator": {
+    status: 503,
+    title: "Payment facilitator unavailable",
+    message: "The payment facilitator is unavailable right now. Try again shortly.",
+  },
+  "unavailable:store": {
+    status: 503,
+    title: "Spending ledger unavailable",
+    message: "Payments are paused because the spending ledger cannot be reached. Try again shortly.",
+  },
+  "unavailable:not_configured": {
+    status: 503,
+    title: "Service not configured",
+    message: "The service is not configured to handle this request.",
+  },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof ERROR_DEFINITIONS;
+
+export type AppErrorOptions = {
+  /** A safe, specific message for the caller; defaults to the code's message. */
+  message?: string;
+  /** Internal details for logs; never sent to a caller. */
+  details?: string;
+  cause?: unknown;
+  errors?: FieldError[];
+  /** Seconds, for 429 and 503. */
+  retryAfterSeconds?: number;
+  /** Extra response headers (for example RateLimit headers). */
+  headers?: Record<string, string>;
+};
+
+const MARKER = Symbol.for("x402-agent.app-error");
+
+/**
+ * @example
+ * throw new AppError("bad_request:body", { errors: [{ path: "messages", message: "Required" }] });
+ */
+export class AppError extends Error {
+  override name = "AppError";
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly safeMessage: string;
+  readonly details: string | undefined;
+  readonly errors: FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string>;
+  private readonly [MARKER] = true;
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    const definition = ERROR_DEFINITIONS[code];
+    super(options.message ?? definition.message, { cause: options.cause });
+    this.code = code;
+    this.status = definition.status;
+    this.safeMessage = options.message ?? definition.message;
+    this.details = options.details;
+    this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers ?? {};
+  }
+
+  /** Recognises the error across bundles, where `instanceof` can fail. */
+  static isInstance(value: unknown): value is AppError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+/** RFC 9457 problem details, as sent to callers. */
+export type ProblemBody = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  instance?: string;
+  errors?: FieldError[];
+};
+
+const PROBLEM_TYPE_BASE = "https://x402-agent.dev/problems/";
+
+export function toProblem(error: AppError, instance?: string): ProblemBody {
+  const definition = ERROR_DEFINITIONS[error.code];
+  return {
+    type: `${PROBLEM_TYPE_BASE}${error.code.replace(":", "/")}`,
+    title: definition.title,
+    status: error.status,
+    detail: error.safeMessage,
+    code: error.code,
+    ...(instance ? { instance } : {}),
+    ...(error.errors?.length ? { errors: error.errors } : {}),
+  };
+}
+
+/** Wraps anything thrown into an AppError; unknown failures become an opaque `internal`. */
+export function asAppError(value: unknown): AppError {
+  if (AppError.isInstance(value)) return value;
+  return new AppError("internal", {
+    details: value instanceof Error ? `${value.name}: ${value.message}` : String(value),
+    cause: value,
+  });
+}
+
+/** The problem+json response for an error; logs details under an opaque id for 5xx. */
+export function problemResponse(value: unknown, log: (entry: Record<string, unknown>) => void = logError): Response {
+  const error = asAppError(value);
+  const instance = `urn:uuid:${crypto.randomUUID()}`;
+  if (error.status >= 500) {
+    log({ level: "error", instance, code: error.code, details: error.details, cause: describeCause(error.cause) });
+  }
+  const headers = new Headers({ "Content-Type": "application/problem+json", "Cache-Control": "no-store" });
+  if (error.retryAfterSeconds !== undefined) headers.set("Retry-After", String(Math.ceil(error.retryAfterSeconds)));
+  for (const [name, value] of Object.entries(error.headers)) headers.set(name, value);
+  return new Response(JSON.stringify(toProblem(error, instance)), { status: error.status, headers });
+}
+
+function describeCause(cause: unknown): string | undefined {
+  if (cause === undefined) return undefined;
+  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+}
+
+function logError(entry: Record<string, unknown>): void {
+  console.error(JSON.stringify(entry));
+}

@@ -1,0 +1,41 @@
+/**
+ * The `spendingLimits` field of a chat request (DESIGN section 5). Shared by the server and
+ * the browser's limits panel, so both validate the same way.
+ */
+import { z } from "zod";
+import { parseUsdc } from "../money";
+
+/** A USDC amount as a decimal string or a number: finite, >= 0, at most 6 decimals. */
+export const UsdcAmountInput = z
+  .union([z.string().max(32), z.number()])
+  .refine((value) => parseUsdc(value) !== undefined, {
+    message: "must be a USDC amount >= 0 with at most 6 decimals, e.g. 0.5",
+  });
+
+export const SpendingLimitsInput = z.strictObject({
+  perPayment: UsdcAmountInput.optional(),
+  perRequest: UsdcAmountInput.optional(),
+  daily: UsdcAmountInput.optional(),
+});
+export type SpendingLimitsInput = z.infer<typeof SpendingLimitsInput>;
+
+/** Limits in base units after defaults and server caps are applied. */
+export type EffectiveLimits = { perPayment: bigint; perRequest: bigint; daily: bigint };
+
+export type LimitSettings = {
+  defaults: EffectiveLimits;
+  caps: EffectiveLimits;
+};
+
+/**
+ * Applies defaults where a limit is absent and clamps each to the server's cap, so a client
+ * can lower its limits but never raise them past what the operator allows.
+ */
+export function resolveLimits(input: SpendingLimitsInput | undefined, settings: LimitSettings): EffectiveLimits {
+  const pick = (key: keyof EffectiveLimits): bigint => {
+    const requested = input?.[key];
+    const amount = requested === undefined ? settings.defaults[key] : (parseUsdc(requested) as bigint);
+    return amount < settings.caps[key] ? amount : settings.caps[key];
+  };
+  return { perPayment: pick("perPayment"), perRequest: pick("perRequest"), daily: pick("daily") };
+}

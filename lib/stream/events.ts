@@ -1,0 +1,215 @@
+/**
+ * Protocol v1 of the chat stream: the four line kinds of the spec (`0:`, `p:`, `e:`, `d:`)
+ * and their payloads. Server and browser both import these schemas, so the wire format
+ * cannot drift between the writer and the reader.
+ */
+import { z } from "zod";
+
+export const PROTOCOL_VERSION = 1;
+
+/** The spec's finish reasons, exactly. */
+export const FinishReason = z.enum([
+  "stop",
+  "payment-complete",
+  "payment-failed",
+  "limit-exceeded",
+  "insufficient-balance",
+  "service-unavailable",
+]);
+export type FinishReason = z.infer<typeof FinishReason>;
+
+/**
+ * Progress statuses in the order they may occur. A status of one `id` may only be followed by
+ * a later one in this list; `failed` is terminal and may follow any status except `delivered`.
+ * Discovery uses `discovering` → `discovered`; payments use the rest.
+ */
+export const PAYMENT_STATUS_ORDER = [
+  "discovering",
+  "discovered",
+  "quoted",
+  "awaiting-approval",
+  "signing",
+  "verifying",
+  "settling",
+  "pending",
+  "confirmed",
+  "delivered",
+  "failed",
+] as const;
+export const PaymentStatus = z.enum(PAYMENT_STATUS_ORDER);
+export type PaymentStatus = z.infer<typeof PaymentStatus>;
+
+/** Outcome a payment can end with; `failed` events carry one as `reason`. */
+export const PaymentFailureReason = z.enum([
+  "payment-failed",
+  "limit-exceeded",
+  "insufficient-balance",
+  "service-unavailable",
+  "rejected",
+  "deadline",
+  "aborted",
+]);
+export type PaymentFailureReason = z.infer<typeof PaymentFailureReason>;
+
+const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/, "expected a 0x-prefixed hex string");
+export const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 20-byte hex address");
+export const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte hex hash");
+/** A USDC amount as a decimal string with at most 6 decimals, e.g. "0.05". */
+export const UsdcDecimal = z.string().regex(/^\d+(\.\d{1,6})?$/, "expected a decimal USDC amount");
+
+/** One service found by discovery, as shown to people and to the model. */
+export const DiscoveredService = z.object({
+  name: z.string(),
+  resource: z.string(),
+  description: z.string().optional(),
+  price: UsdcDecimal.optional(),
+  network: z.string().optional(),
+  x402Version: z.number().int().optional(),
+});
+export type DiscoveredService = z.infer<typeof DiscoveredService>;
+
+/**
+ * EIP-712 typed data for an EIP-3009 `TransferWithAuthorization`, as a wallet signs it.
+ * Integers travel as decimal strings because JSON has no bigint.
+ */
+export const TransferAuthorizationTypedData = z.object({
+  domain: z.object({
+    name: z.string(),
+    version: z.string(),
+    chainId: z.number().int().positive(),
+    verifyingContract: Address,
+  }),
+  types: z.object({
+    TransferWithAuthorization: z.array(z.object({ name: z.string(), type: z.string() })),
+  }),
+  primaryType: z.literal("TransferWithAuthorization"),
+  message: z.object({
+    from: Address,
+    to: Address,
+    value: z.string().regex(/^\d+$/),
+    validAfter: z.string().regex(/^\d+$/),
+    validBefore: z.string().regex(/^\d+$/),
+    nonce: hexString,
+  }),
+});
+export type TransferAuthorizationTypedData = z.infer<typeof TransferAuthorizationTypedData>;
+
+/** A frozen quote awaiting the user's signature (DESIGN section 4). */
+export const ApprovalRequest = z.object({
+  method: z.string(),
+  resource: z.string(),
+  amount: UsdcDecimal,
+  asset: Address,
+  network: z.string(),
+  payTo: Address,
+  /** Unix seconds after which the quote (and any signature over it) is void. */
+  expiresAt: z.number().int(),
+  x402Version: z.number().int(),
+  typedData: TransferAuthorizationTypedData,
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
+
+/** `p:` payload: one progress event of a payment or of a discovery. */
+export const PaymentEvent = z.object({
+  id: z.string().min(1).max(128),
+  status: PaymentStatus,
+  /** Milliseconds since the epoch at which the server emitted the event. */
+  at: z.number().int().nonnegative().optional(),
+  service: z.string().optional(),
+  resource: z.string().optional(),
+  amount: UsdcDecimal.optional(),
+  asset: Address.optional(),
+  network: z.string().optional(),
+  payTo: Address.optional(),
+  payer: Address.optional(),
+  txHash: TxHash.optional(),
+  explorerUrl: z.string().optional(),
+  message: z.string().optional(),
+  reason: PaymentFailureReason.optional(),
+  services: z.array(DiscoveredService).optional(),
+  approval: ApprovalRequest.optional(),
+});
+export type PaymentEvent = z.infer<typeof PaymentEvent>;
+
+/** `e:` payload: for a person; never a stack trace, key or internal URL. */
+export const ErrorEvent = z.object({
+  code: z.string().min(1),
+  message: z.string(),
+});
+export type ErrorEvent = z.infer<typeof ErrorEvent>;
+
+/** The outcome of one payment attempt, as listed in `d:`. */
+export const PaymentSummary = z.object({
+  id: z.string(),
+  status: PaymentStatus,
+  service: z.string().optional(),
+  resource: z.string().optional(),
+  amount: UsdcDecimal.optional(),
+  payTo: Address.optional(),
+  network: z.string().optional(),
+  txHash: TxHash.nullable(),
+  reason: PaymentFailureReason.optional(),
+});
+export type PaymentSummary = z.infer<typeof PaymentSummary>;
+
+/** `d:` payload: exactly one, always last. */
+export const FinishEvent = z.object({
+  finishReason: FinishReason,
+  /** The last settled payment's hash, or null. */
+  txHash: TxHash.nullable(),
+  payments: z.array(PaymentSummary),
+  /** Set when the request ended waiting for the user's signature. */
+  pendingApproval: z.object({ id: z.string(), approval: ApprovalRequest }).optional(),
+  protocolVersion: z.literal(PROTOCOL_VERSION),
+  model: z.string().optional(),
+});
+export type FinishEvent = z.infer<typeof FinishEvent>;
+
+/** One decoded line of the stream, tagged by kind. */
+export type StreamEvent =
+  | { type: "text"; text: string }
+  | { type: "payment"; payment: PaymentEvent }
+  | { type: "error"; error: ErrorEvent }
+  | { type: "finish"; finish: FinishEvent };
+
+export const PREFIX_BY_TYPE = {
+  text: "0",
+  payment: "p",
+  error: "e",
+  finish: "d",
+} as const satisfies Record<StreamEvent["type"], string>;
+
+/** Validates a payload for a given line prefix; the single place wire JSON becomes an event. */
+export function parseLinePayload(
+  prefix: string,
+  payload: unknown,
+): { success: true; event: StreamEvent } | { success: false; reason: string } {
+  switch (prefix) {
+    case "0": {
+      const result = z.string().safeParse(payload);
+      return result.success
+        ? { success: true, event: { type: "text", text: result.data } }
+        : { success: false, reason: "text chunk is not a JSON string" };
+    }
+    case "p": {
+      const result = PaymentEvent.safeParse(payload);
+      return result.success
+        ? { success: true, event: { type: "payment", payment: result.data } }
+        : { success: false, reason: `invalid payment event: ${z.prettifyError(result.error)}` };
+    }
+    case "e": {
+      const result = ErrorEvent.safeParse(payload);
+      return result.success
+        ? { success: true, event: { type: "error", error: result.data } }
+        : { success: false, reason: `invalid error event: ${z.prettifyError(result.error)}` };
+    }
+    case "d": {
+      const result = FinishEvent.safeParse(payload);
+      return result.success
+        ? { success: true, event: { type: "finish", finish: result.data } }
+        : { success: false, reason: `invalid finish event: ${z.prettifyError(result.error)}` };
+    }
+    default:
+      return { success: false, reason: `unknown prefix "${prefix}"` };
+  }
+}

@@ -1,0 +1,124 @@
+import {
+  ErrorEvent,
+  FinishEvent,
+  PaymentEvent,
+  PROTOCOL_VERSION,
+  type StreamEvent,
+} from "./events";
+import { encodeEvent, encodeKeepAlive } from "./encode-event";
+import type { Framing } from "./framing";
+import { SequenceRules } from "./sequence-rules";
+
+export const KEEP_ALIVE_INTERVAL_MS = 15_000;
+
+export type StreamWriterOptions = {
+  framing: Framing;
+  /** How long the stream may stay silent before a keep-alive comment is sent (SSE only). */
+  keepAliveMs?: number;
+  /** Called once if the reader goes away (client disconnect). */
+  onCancel?: () => void;
+};
+
+export type FinishInput = Omit<FinishEvent, "protocolVersion">;
+
+/** Thrown when code tries to write an event that breaks protocol v1; a bug, never user input. */
+export class ProtocolViolationError extends Error {
+  override name = "ProtocolViolationError";
+}
+
+/**
+ * The server half of the stream: validates every event against the protocol schemas and
+ * ordering rules, frames it, and sends keep-alives while the server waits. After `finish`
+ * the stream is closed; after the client disconnects every write is a no-op.
+ */
+export class StreamWriter {
+  readonly readable: ReadableStream<Uint8Array>;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private readonly encoder = new TextEncoder();
+  private readonly rules = new SequenceRules();
+  private readonly framing: Framing;
+  private keepAliveTimer: ReturnType<typeof setInterval> | undefined;
+  private lastWriteAt = Date.now();
+  private closed = false;
+  private cancelled = false;
+
+  constructor(options: StreamWriterOptions) {
+    this.framing = options.framing;
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.controller = controller;
+      },
+      cancel: () => {
+        this.cancelled = true;
+        this.stopKeepAlive();
+        options.onCancel?.();
+      },
+    });
+    const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS;
+    if (this.framing === "sse" && keepAliveMs > 0) {
+      this.keepAliveTimer = setInterval(() => {
+        if (Date.now() - this.lastWriteAt >= keepAliveMs) this.enqueue(encodeKeepAlive(this.framing));
+      }, Math.max(10, Math.floor(keepAliveMs / 3)));
+      this.keepAliveTimer.unref?.();
+    }
+  }
+
+  /** True once `finish` was written or the client went away. */
+  get isClosed(): boolean {
+    return this.closed || this.cancelled;
+  }
+
+  get clientGone(): boolean {
+    return this.cancelled;
+  }
+
+  text(text: string): void {
+    if (text.length > 0) this.send({ type: "text", text });
+  }
+
+  payment(payment: PaymentEvent): void {
+    this.send({ type: "payment", payment: PaymentEvent.parse({ at: Date.now(), ...payment }) });
+  }
+
+  error(error: ErrorEvent): void {
+    this.send({ type: "error", error: ErrorEvent.parse(error) });
+  }
+
+  /** Writes the one `d:` line and closes the stream. */
+  finish(finish: FinishInput): void {
+    const event = FinishEvent.parse({ ...finish, protocolVersion: PROTOCOL_VERSION });
+    this.send({ type: "finish", finish: event });
+    this.closed = true;
+    this.stopKeepAlive();
+    if (!this.cancelled) this.controller?.close();
+  }
+
+  /** The status last sent for a progress id, so callers can avoid moving backwards. */
+  statusOf(id: string) {
+    return this.rules.statusOf(id);
+  }
+
+  private send(event: StreamEvent): void {
+    if (this.closed) throw new ProtocolViolationError("the stream has already finished");
+    const violation = this.rules.check(event);
+    if (violation) throw new ProtocolViolationError(violation);
+    this.rules.record(event);
+    this.enqueue(encodeEvent(event, this.framing));
+  }
+
+  private enqueue(text: string): void {
+    if (this.cancelled || !this.controller || text.length === 0) return;
+    this.lastWriteAt = Date.now();
+    try {
+      this.controller.enqueue(this.encoder.encode(text));
+    } catch {
+      // The stream was torn down between the check and the write: same as a disconnect.
+      this.cancelled = true;
+    }
+  }
+
+  private stopKeepAlive(): void {
+    if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
+    this.keepAliveTimer = undefined;
+  }
+}
