@@ -105,6 +105,9 @@ export const ApprovalRequest = z.object({
   /** Unix seconds after which the quote (and any signature over it) is void. */
   expiresAt: z.number().int(),
   x402Version: z.number().int(),
+  scheme: z.literal("exact"),
+  /** The payment requirements exactly as the service sent them; echoed back when paying. */
+  requirements: z.record(z.string(), z.unknown()),
   typedData: TransferAuthorizationTypedData,
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
