@@ -1,0 +1,183 @@
+import "server-only";
+/**
+ * The one way the server makes outbound requests to URLs chosen by a model or by discovery
+ * data (DESIGN.md section 8). A fetch-compatible function, so it can be handed to
+ * `wrapFetchWithPayment`, that:
+ *
+ * - fetches http(s) URLs without credentials only;
+ * - checks the resolved address at connect time (see `guarded-connector.ts`) and refuses
+ *   non-public addresses unless allowlisted;
+ * - follows redirects itself, re-checking every hop, up to `maxRedirects`;
+ * - bounds the total time (connect, redirects and body) and the decoded body size.
+ *
+ * The body is read fully (up to the cap) before the Response is returned, so every failure
+ * (including "too large" and a timeout while reading) rejects the call itself instead of
+ * surfacing later in whoever reads the body. Paid services answer with small JSON documents,
+ * so nothing is lost by not streaming.
+ */
+import { Agent, fetch as undiciFetch } from "undici";
+import { z } from "zod";
+import { createGuardedConnector, type OutboundLookup } from "./guarded-connector";
+import { GuardedFetchError } from "./guarded-fetch-error";
+import { compileAllowlist } from "./outbound-allowlist";
+import { assertOutboundUrl, parseOutboundUrl } from "./outbound-url";
+import { readCappedBody } from "./read-capped-body";
+
+export { GuardedFetchError, GUARDED_FETCH_ERROR_CODES, type GuardedFetchErrorCode } from "./guarded-fetch-error";
+export { isPublicAddress } from "./public-address";
+export { parseAllowlist } from "./outbound-allowlist";
+export type { OutboundLookup, ResolvedAddress } from "./guarded-connector";
+
+/** A fetch-compatible function (same call shape as `globalThis.fetch`). */
+export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export const GUARDED_FETCH_DEFAULTS = {
+  timeoutMs: 10_000,
+  maxResponseBytes: 1024 * 1024,
+  maxRedirects: 3,
+} as const;
+
+const GuardedFetchOptions = z.object({
+  /** Exceptions to the non-public address rule; see `outbound-allowlist.ts` for the forms. */
+  allowlist: z.array(z.string()).readonly().default([]),
+  timeoutMs: z.number().int().positive().max(600_000).default(GUARDED_FETCH_DEFAULTS.timeoutMs),
+  maxResponseBytes: z.number().int().positive().default(GUARDED_FETCH_DEFAULTS.maxResponseBytes),
+  maxRedirects: z.number().int().min(0).max(20).default(GUARDED_FETCH_DEFAULTS.maxRedirects),
+  lookup: z.custom<OutboundLookup>((value) => typeof value === "function").optional(),
+});
+export type GuardedFetchOptions = z.input<typeof GuardedFetchOptions>;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const MAX_CONNECT_TIMEOUT_MS = 10_000;
+// What the fetch standard drops when a redirect turns a request into a body-less GET.
+const REQUEST_BODY_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-location"];
+// Credentials and payment proofs are meant for the origin they were sent to; a redirect to
+// another origin must not carry them (a paid service redirecting elsewhere would otherwise hand
+// the signed payment to a third party).
+const ORIGIN_BOUND_HEADERS = ["authorization", "proxy-authorization", "cookie", "payment-signature", "x-payment"];
+
+type Hop = { url: URL; method: string; headers: Headers; body: Uint8Array | undefined };
+
+type Signals = { caller: AbortSignal; timeout: AbortSignal; combined: AbortSignal };
+
+function toGuardedError(error: unknown, signals: Signals, host: string): unknown {
+  const guarded = GuardedFetchError.find(error);
+  if (guarded) return guarded;
+  // A caller's own abort keeps fetch's usual behaviour: reject with the caller's reason.
+  if (signals.caller.aborted) return signals.caller.reason;
+  if (signals.timeout.aborted) return new GuardedFetchError("timeout", { host, cause: error });
+  return new GuardedFetchError("connect_failed", { host, cause: error });
+}
+
+function nextHop(hop: Hop, status: number, url: URL): Hop {
+  const headers = new Headers(hop.headers);
+  let { method, body } = hop;
+  const becomesGet = ((status === 301 || status === 302) && method === "POST") || (status === 303 && method !== "HEAD" && method !== "GET");
+  if (becomesGet) {
+    method = "GET";
+    body = undefined;
+    for (const name of REQUEST_BODY_HEADERS) headers.delete(name);
+  }
+  if (url.origin !== hop.url.origin) {
+    for (const name of ORIGIN_BOUND_HEADERS) headers.delete(name);
+  }
+  return { url, method, headers, body };
+}
+
+/**
+ * Creates the guarded fetch. One instance keeps one connection pool; create it once per
+ * process (or per configuration) rather than per request.
+ *
+ * @example
+ * const guardedFetch = createGuardedFetch({ allowlist: parseAllowlist(env.OUTBOUND_ALLOWLIST) });
+ * const response = await guardedFetch("https://api.example.com/paid", { method: "POST", body: "{}" });
+ *
+ * @example
+ * // Hand it to x402 so that paid requests are guarded too.
+ * const fetchWithPayment = wrapFetchWithPayment(guardedFetch, client);
+ */
+export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
+  const settings = GuardedFetchOptions.parse(options);
+  const agent = new Agent({
+    connect: createGuardedConnector({
+      allowlist: compileAllowlist(settings.allowlist),
+      lookup: settings.lookup,
+      connectTimeoutMs: Math.min(settings.timeoutMs, MAX_CONNECT_TIMEOUT_MS),
+    }),
+  });
+
+  async function send(hop: Hop, signals: Signals) {
+    try {
+      return await undiciFetch(hop.url, {
+        method: hop.method,
+        headers: Array.from(hop.headers),
+        body: hop.body,
+        redirect: "manual",
+        signal: signals.combined,
+        dispatcher: agent,
+      });
+    } catch (error) {
+      throw toGuardedError(error, signals, hop.url.host);
+    }
+  }
+
+  async function toResponse(upstream: Awaited<ReturnType<typeof send>>, hop: Hop, redirected: boolean, signals: Signals) {
+    const host = hop.url.host;
+    const declaredLength = Number(upstream.headers.get("content-length") ?? Number.NaN);
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      if (declaredLength > settings.maxResponseBytes) {
+        throw new GuardedFetchError("response_too_large", { host });
+      }
+      bytes = await readCappedBody(upstream.body, settings.maxResponseBytes, host);
+    } catch (error) {
+      await upstream.body?.cancel().catch(() => undefined);
+      throw toGuardedError(error, signals, host);
+    }
+
+    const headers = new Headers(Array.from(upstream.headers));
+    // The body below is complete and already decoded; these would describe a different body.
+    headers.delete("content-encoding");
+    headers.delete("content-length");
+    const response = new Response(NULL_BODY_STATUSES.has(upstream.status) ? null : bytes, {
+      status: upstream.status,
+      statusText: upstream.statusText,
+      headers,
+    });
+    // A constructed Response has an empty url; x402 clients read `response.url` to name the
+    // resource they pay for, so report the final URL like fetch would.
+    Object.defineProperty(response, "url", { value: hop.url.href });
+    Object.defineProperty(response, "redirected", { value: redirected });
+    return response;
+  }
+
+  return async function guardedFetch(input, init) {
+    // URL checks come first: `new Request` itself throws on credentials, with the URL in the message.
+    const firstUrl = parseOutboundUrl(input);
+    assertOutboundUrl(firstUrl);
+    const request = new Request(input, init);
+    if (request.signal.aborted) throw request.signal.reason;
+
+    const timeout = AbortSignal.timeout(settings.timeoutMs);
+    const signals: Signals = { caller: request.signal, timeout, combined: AbortSignal.any([request.signal, timeout]) };
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+
+    let hop: Hop = { url: firstUrl, method: request.method, headers: new Headers(request.headers), body };
+    for (let redirects = 0; ; redirects += 1) {
+      const upstream = await send(hop, signals);
+      const location = upstream.headers.get("location");
+      if (!REDIRECT_STATUSES.has(upstream.status) || location === null || request.redirect === "manual") {
+        return toResponse(upstream, hop, redirects > 0, signals);
+      }
+      await upstream.body?.cancel().catch(() => undefined);
+      // `redirect: "error"` is honoured as a limit of zero redirects.
+      if (request.redirect === "error" || redirects >= settings.maxRedirects) {
+        throw new GuardedFetchError("too_many_redirects", { host: hop.url.host });
+      }
+      const nextUrl = parseOutboundUrl(location, hop.url);
+      assertOutboundUrl(nextUrl);
+      hop = nextHop(hop, upstream.status, nextUrl);
+    }
+  };
+}

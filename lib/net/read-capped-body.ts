@@ -1,0 +1,48 @@
+/**
+ * Reads a response body into memory, refusing it once it grows past a byte limit. Bytes are
+ * counted after content decoding, so a small compressed body cannot expand past the limit.
+ */
+import { GuardedFetchError } from "./guarded-fetch-error";
+
+/** The part of a web ReadableStream this reader uses (undici's and the DOM's types differ). */
+export type ByteStream = {
+  getReader(): {
+    read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+    cancel(reason?: unknown): Promise<void>;
+  };
+};
+
+/**
+ * Reads `body` completely; throws `response_too_large` (and cancels the stream) when it
+ * exceeds `maxBytes`.
+ *
+ * @example
+ * const bytes = await readCappedBody(response.body, 1024 * 1024);
+ */
+export async function readCappedBody(
+  body: ByteStream | null,
+  maxBytes: number,
+  host?: string,
+): Promise<Uint8Array<ArrayBuffer>> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new GuardedFetchError("response_too_large", { host });
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
