@@ -1,0 +1,24 @@
+/**
+ * The in-process store: correct for one instance only. With several instances (Vercel) each
+ * would keep its own budget, so production sets REDIS_URL (see create-store.ts).
+ */
+import { MemoryIdempotencyStore } from "./memory-idempotency-store";
+import { MemoryLedger } from "./memory-ledger";
+import { MemoryRateLimiter } from "./memory-rate-limiter";
+import type { Store } from "./store-types";
+
+/**
+ * @example
+ * const store = createMemoryStore();
+ * await store.ledger.spentToday(payer); // { settled: 0n, reserved: 0n }
+ */
+export function createMemoryStore(): Store {
+  return {
+    kind: "memory",
+    ledger: new MemoryLedger(),
+    idempotency: new MemoryIdempotencyStore(),
+    rateLimiter: new MemoryRateLimiter(),
+    ping: async () => {},
+    close: async () => {},
+  };
+}

@@ -1,0 +1,36 @@
+import "server-only";
+/**
+ * The Redis-backed store, for any number of instances (Vercel). Fails closed: while Redis is
+ * unreachable, every operation rejects with AppError "unavailable:store" (see redis-connection.ts).
+ */
+import { RedisConnection, type RedisConnectionOptions } from "./redis-connection";
+import { RedisIdempotencyStore } from "./redis-idempotency-store";
+import { RedisLedger } from "./redis-ledger";
+import { RedisRateLimiter } from "./redis-rate-limiter";
+import type { Store } from "./store-types";
+
+export type RedisStoreOptions = RedisConnectionOptions & {
+  /** Prefix of every key, so one Redis can serve several deployments or tests; default "x402:". */
+  keyPrefix?: string;
+};
+
+/**
+ * @example
+ * const store = createRedisStore({ url: "redis://127.0.0.1:6379" });
+ * await store.ping();
+ * await store.close();
+ */
+export function createRedisStore(options: RedisStoreOptions): Store {
+  const connection = new RedisConnection(options);
+  const keyPrefix = options.keyPrefix ?? "x402:";
+  return {
+    kind: "redis",
+    ledger: new RedisLedger(connection, keyPrefix),
+    idempotency: new RedisIdempotencyStore(connection, keyPrefix),
+    rateLimiter: new RedisRateLimiter(connection, keyPrefix),
+    ping: async () => {
+      await connection.run((client) => client.ping());
+    },
+    close: () => connection.close(),
+  };
+}

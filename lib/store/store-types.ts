@@ -1,0 +1,132 @@
+/**
+ * The shared store behind budgets, idempotency and rate limits: one interface, two
+ * implementations (in-process memory for one instance, Redis for many; see create-store.ts).
+ * Every implementation must pass the same contract suite (store-contract.ts).
+ */
+import type { IdempotencyRecord } from "./idempotency-record";
+
+/** How far back the daily limit looks: a rolling 24 hours, not a calendar day. */
+export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long an unreleased reservation holds budget. Reservations are released only when it is
+ * certain nothing was spent; this TTL exists only so a crashed instance cannot hold a payer's
+ * budget forever. A full window keeps it on the safe side: a payment could have settled.
+ */
+export const RESERVATION_TTL_MS = DAILY_WINDOW_MS;
+
+/** Options shared by ledger calls; `now` (epoch milliseconds) exists for tests of the window. */
+export type ClockOptions = { now?: number };
+
+export type ReserveInput = {
+  /** The paying wallet address; compared case-insensitively. */
+  payer: string;
+  /** Unique per payment attempt, chosen by the caller; retries with the same id are idempotent. */
+  reservationId: string;
+  /** Base units. */
+  amount: bigint;
+  /** Base units; the payer's effective daily limit for this request. */
+  dailyLimit: bigint;
+  now?: number;
+};
+
+export type ReserveResult =
+  | { ok: true }
+  | {
+      ok: false;
+      reason: "daily";
+      /** Settled spending in the rolling window, base units. */
+      spent: bigint;
+      /** Outstanding reservations, base units. */
+      reserved: bigint;
+      dailyLimit: bigint;
+    };
+
+export type SettledEntry = {
+  reservationId: string;
+  amount: bigint;
+  txHash: string;
+  /** When the spending was committed, epoch milliseconds. */
+  at: number;
+};
+
+export type CommitResult =
+  | { status: "committed" | "already-committed"; entry: SettledEntry }
+  /** No such reservation: never made, released, or expired. Nothing was recorded. */
+  | { status: "not-found" };
+
+export type ReleaseResult = { status: "released" | "not-found" | "already-committed" };
+
+export type DailySpending = { settled: bigint; reserved: bigint };
+
+/**
+ * The daily budget per payer. Flow for one payment: `reserve` before anything is signed;
+ * then `commit` once the payment settled (or may have: a pending settlement is committed too),
+ * or `release` only when it is certain nothing was spent.
+ */
+export interface SpendingLedger {
+  /**
+   * Atomically reserves `amount` if settled + reserved + amount <= dailyLimit for the payer.
+   * Repeating a successful call with the same reservationId and amount returns ok without
+   * reserving twice. If this call rejects (store unavailable) the reservation may or may not
+   * exist; nothing has been signed, so the caller may `release` it.
+   */
+  reserve(input: ReserveInput): Promise<ReserveResult>;
+  /** Turns a reservation into settled spending timestamped `now`. Idempotent. */
+  commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult>;
+  /** Drops a reservation. Idempotent; a no-op after commit. */
+  release(reservationId: string): Promise<ReleaseResult>;
+  /** Settled spending in the rolling window ending at `now`, and outstanding reservations. */
+  spentToday(payer: string, options?: ClockOptions): Promise<DailySpending>;
+  /** Settled entries in the rolling window ending at `now`, oldest first (for reconciliation). */
+  entries(payer: string, options?: ClockOptions): Promise<SettledEntry[]>;
+}
+
+export type ClaimResult =
+  | { claimed: true }
+  /** `record` is null while the first claimant is still working. */
+  | { claimed: false; record: IdempotencyRecord | null };
+
+/** Remembers the outcome of a request by its idempotency key, so a retry is not paid twice. */
+export interface IdempotencyStore {
+  /** Atomically claims `key` for `ttlSeconds` if no one holds it (SET NX semantics). */
+  claim(key: string, ttlSeconds: number): Promise<ClaimResult>;
+  /** Stores the final record for `key`, replacing the claim, for `ttlSeconds`. */
+  complete(key: string, record: IdempotencyRecord, ttlSeconds: number): Promise<void>;
+  /** The completed record, or null when the key is unknown, expired or still being worked on. */
+  get(key: string): Promise<IdempotencyRecord | null>;
+  /**
+   * Drops a claim that never completed (the claimant failed before anything was spent), so a
+   * retry can proceed at once. A completed record is kept.
+   */
+  release(key: string): Promise<void>;
+}
+
+export type RateLimitOptions = { limit: number; windowSeconds: number; now?: number };
+
+export type RateLimitResult = {
+  allowed: boolean;
+  limit: number;
+  /** Hits left in this window; 0 once the limit is reached. */
+  remaining: number;
+  /** Seconds until the window resets: 1..windowSeconds. */
+  resetSeconds: number;
+};
+
+/** Fixed-window request counting per key (for example per client address). */
+export interface RateLimiter {
+  hit(key: string, options: RateLimitOptions): Promise<RateLimitResult>;
+}
+
+export type StoreKind = "memory" | "redis";
+
+export type Store = {
+  kind: StoreKind;
+  ledger: SpendingLedger;
+  idempotency: IdempotencyStore;
+  rateLimiter: RateLimiter;
+  /** Resolves when the store answers; rejects with AppError "unavailable:store" otherwise. */
+  ping(): Promise<void>;
+  /** Releases connections; the store must not be used afterwards. */
+  close(): Promise<void>;
+};
