@@ -1,0 +1,104 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+/**
+ * The local world's coordinates: what `npm run devnet` (and `npm run dev`) writes to
+ * `.devnet/devnet.json`, and what the app reads in local mode (`X402_NETWORK=local`,
+ * `DEVNET_FILE`). Written by devnet/ and read by the app, so the schema lives here, outside
+ * devnet/ (which the app must never import).
+ *
+ * The private keys in it are anvil's public development keys: they hold nothing of value.
+ * Fields may be added over time; readers ignore the ones they do not know.
+ */
+const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address");
+const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex private key");
+const HttpUrl = z.url({ protocol: /^https?$/ });
+/** A USDC amount as a decimal string ("0.01", "5"), at most 6 decimals. */
+const UsdcDecimal = z.string().regex(/^\d{1,15}(\.\d{1,6})?$/, "expected a USDC amount such as 0.01");
+
+export const DevnetService = z.object({
+  /** Stable, kebab-case: also the key for fault switches. */
+  name: z.string().min(1),
+  /** Full URL of the paid endpoint (GET, query parameters). */
+  url: HttpUrl,
+  /** Price per call in USDC, as a decimal string. */
+  price: UsdcDecimal,
+  x402Version: z.union([z.literal(1), z.literal(2)]),
+  /** Added fields (optional, so that a hand-written file with only the fields above still reads). */
+  path: z.string().startsWith("/").optional(),
+  /** Price per call in USDC base units (6 decimals), as an integer string. */
+  amount: z.string().regex(/^\d+$/).optional(),
+  description: z.string().default(""),
+  /** The network as this service names it: CAIP-2 for v2, the v1 name for v1. */
+  network: z.string().min(1).optional(),
+  /** Query parameters the endpoint takes, with an example value each. */
+  queryParams: z.record(z.string(), z.string()).default({}),
+  /** Listed in discovery, but nothing listens on its port. */
+  offline: z.boolean().default(false),
+});
+export type DevnetService = z.infer<typeof DevnetService>;
+
+const KeyedAccount = z.object({ address: Address, privateKey: PrivateKey });
+
+export const DevnetCoordinates = z.object({
+  rpcUrl: HttpUrl,
+  chainId: z.number().int().positive(),
+  /** CAIP-2, as x402 v2 names networks: "eip155:31337". */
+  network: z.string().regex(/^eip155:\d+$/),
+  /** The USDC contract (Circle's FiatTokenV2_2 behind its proxy). */
+  usdc: Address,
+  facilitatorUrl: HttpUrl,
+  services: z.array(DevnetService),
+  accounts: z.object({
+    agent: KeyedAccount,
+    user: KeyedAccount,
+    unfunded: KeyedAccount,
+    merchant: z.object({ address: Address }),
+  }),
+  /** Added fields (with defaults, so that a hand-written file with only the fields above still reads). */
+  usdcName: z.string().default("USD Coin"),
+  usdcVersion: z.string().default("2"),
+  usdcDecimals: z.literal(6).default(6),
+  /** The x402 v1 name of this chain (see lib/network/local-v1-network.ts). */
+  v1Network: z.string().min(1).default("anvil"),
+  /** The local chain has no block explorer. */
+  explorerUrl: z.null().default(null),
+  /** 0 = a block per transaction; n = a block every n seconds. */
+  blockTimeSeconds: z.number().int().min(0).default(0),
+  /** Blocks the facilitator waits for before it reports a settlement. */
+  confirmations: z.number().int().min(1).default(1),
+  /** Where to switch fault paths at run time (GET to read, POST a JSON change). */
+  faultsUrl: HttpUrl.optional(),
+  startedAt: z.iso.datetime().optional(),
+});
+export type DevnetCoordinates = z.infer<typeof DevnetCoordinates>;
+
+/**
+ * Reads and validates a devnet coordinates file (synchronously: it is small, and read once at
+ * configuration time). Fails with a message that says what to do
+ * when the file is missing (the devnet is not running) or does not match the schema.
+ *
+ * @example const devnet = readDevnetCoordinates(process.env.DEVNET_FILE ?? ".devnet/devnet.json");
+ */
+export function readDevnetCoordinates(path: string): DevnetCoordinates {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new Error(`No devnet coordinates at ${path}: start the local world with \`npm run devnet\` (or \`npm run dev\`).`);
+    throw new Error(`Could not read the devnet coordinates at ${path} (${code ?? "unknown error"}).`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`The devnet coordinates at ${path} are not valid JSON; restart \`npm run devnet\` to rewrite them.`);
+  }
+  const parsed = DevnetCoordinates.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
+    throw new Error(`The devnet coordinates at ${path} do not match the expected shape: ${problems}`);
+  }
+  return parsed.data;
+}
