@@ -2,6 +2,7 @@
  * The behaviour every Store implementation must have, as one vitest suite. memory-store.test.ts
  * and redis-store.test.ts run it against their implementation, so both behave the same.
  */
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { DAILY_WINDOW_MS, RESERVATION_TTL_MS, type Store } from "./store-types";
 
@@ -203,6 +204,25 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
         expect((await ledger.reserve({ payer: PAYER, reservationId: "h4", amount: 1n, dailyLimit: limit, now: T0 })).ok).toBe(true);
         await ledger.commit("h1", { txHash: txHash(8), now: T0 });
         expect(await ledger.spentToday(PAYER, { now: T0 })).toEqual({ settled: huge, reserved: huge + 1n });
+      });
+
+      it("decides like bigint arithmetic for arbitrary amounts", async () => {
+        const { ledger } = await openOne();
+        const amount = fc.bigInt({ min: 0n, max: 10n ** 24n });
+        let run = 0;
+        await fc.assert(
+          fc.asyncProperty(amount, amount, amount, async (first, second, dailyLimit) => {
+            run += 1;
+            const payer = `0x${run.toString(16).padStart(40, "0")}`;
+            const firstResult = await ledger.reserve({ payer, reservationId: `p${run}-1`, amount: first, dailyLimit, now: T0 });
+            const reserved = firstResult.ok ? first : 0n;
+            expect(firstResult.ok).toBe(first <= dailyLimit);
+            const secondResult = await ledger.reserve({ payer, reservationId: `p${run}-2`, amount: second, dailyLimit, now: T0 });
+            expect(secondResult.ok).toBe(reserved + second <= dailyLimit);
+            if (!secondResult.ok) expect(secondResult).toMatchObject({ spent: 0n, reserved });
+          }),
+          { numRuns: 60 },
+        );
       });
 
       it("refuses malformed arguments as bugs", async () => {
