@@ -76,9 +76,15 @@ describe("checkPayment", () => {
         expect(result.ok).toBe(expected);
         if (!result.ok) {
           expect(result.remaining).toBeGreaterThanOrEqual(0n);
-          expect(result.remaining).toBeLessThan(amount);
+          // What is left is less than the refused amount (or nothing, when the request is already over).
+          expect(result.remaining < amount || result.remaining === 0n).toBe(true);
         }
       }),
+      { numRuns: 2000 },
     );
+  });
+
+  it("refuses even a free payment once the request is over its limit", () => {
+    expect(checkPayment({ amount: 0n, limits, spentThisRequest: 3_000_000n })).toMatchObject({ ok: false, limit: "perRequest", remaining: 0n });
   });
 });
