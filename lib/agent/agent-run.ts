@@ -1,0 +1,140 @@
+import "server-only";
+/**
+ * The state of one chat request's agent: who pays, the limits, the deadline, the payments
+ * made so far. Tools act through it, so every purchase passes the same checks.
+ */
+import type { LanguageModel } from "ai";
+import type { LocalAccount } from "viem";
+import type { ChatMessage } from "../chat/chat-request";
+import type { EffectiveLimits, LimitSettings } from "../limits/spending-limits-input";
+import type { NetworkConfig } from "../network/network-config";
+import type { Store } from "../store/store-types";
+import type { ApprovalRequest, StreamWriter } from "../stream";
+import type { ChainReader } from "../x402/chain-reader";
+import { stripQuery, type DiscoveryClient } from "../x402/discovery-client";
+import { PaymentTracker } from "./purchase/payment-tracker";
+import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type OutboundFetch, type PurchaseOutcome } from "./purchase/run-purchase";
+
+export type AgentSettings = {
+  deadlineMs: number;
+  maxPaymentsPerRequest: number;
+  maxSteps: number;
+  limitSettings: LimitSettings;
+  temperatures: { payment: number; standard: number; discovery: number };
+  approvalTtlSeconds?: number;
+  reconcileIntervalMs?: number;
+};
+
+export type AgentDependencies = {
+  network: NetworkConfig;
+  fetch: OutboundFetch;
+  chain: ChainReader;
+  store: Store;
+  discovery: DiscoveryClient;
+  quoteSecret: string;
+  agentAccount: LocalAccount | undefined;
+  model: LanguageModel;
+  modelId: string;
+  isDemoModel: boolean;
+  settings: AgentSettings;
+  now?: () => number;
+};
+
+export type PurchaseCall = {
+  url: string;
+  method: "GET" | "POST";
+  body?: string;
+  intent: string;
+  signal?: AbortSignal;
+};
+
+export class AgentRun {
+  readonly tracker: PaymentTracker;
+  pendingApproval: { id: string; approval: ApprovalRequest } | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    readonly deps: AgentDependencies,
+    readonly input: {
+      messages: ChatMessage[];
+      walletAddress: `0x${string}` | undefined;
+      limits: EffectiveLimits;
+      writer: StreamWriter;
+      /** Epoch ms: no payment starts after it, and every wait ends by it. */
+      deadline: number;
+    },
+  ) {
+    this.tracker = new PaymentTracker(input.writer);
+  }
+
+  get discovery(): DiscoveryClient {
+    return this.deps.discovery;
+  }
+
+  /** Buys from a service for a tool call, after checks the model cannot talk its way past. */
+  async purchase(call: PurchaseCall): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
+    const listing = this.deps.discovery.lookup(call.url);
+    if (!listing && !this.userNamed(call.url)) {
+      return { status: "refused", message: "Only services returned by discover_services or named by the user can be called. Run discover_services first." };
+    }
+    if (this.pendingApproval) {
+      return { status: "refused", message: "A payment is already waiting for the user's approval; ask for one payment at a time." };
+    }
+    const now = this.deps.now ?? Date.now;
+    if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) {
+      return { status: "refused", message: "There is not enough time left in this request to start a payment." };
+    }
+    const payer = this.input.walletAddress
+      ? ({ kind: "user", address: this.input.walletAddress } as const)
+      : this.deps.agentAccount
+        ? ({ kind: "agent", account: this.deps.agentAccount } as const)
+        : undefined;
+    if (!payer) {
+      return { status: "refused", message: "No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself." };
+    }
+    const work = runPurchase(
+      {
+        network: this.deps.network,
+        fetch: this.deps.fetch,
+        chain: this.deps.chain,
+        ledger: this.deps.store.ledger,
+        quoteSecret: this.deps.quoteSecret,
+        now: this.deps.now,
+        approvalTtlSeconds: this.deps.settings.approvalTtlSeconds,
+        reconcileIntervalMs: this.deps.settings.reconcileIntervalMs,
+      },
+      {
+        service: listing?.name ?? new URL(call.url).host,
+        url: call.url,
+        method: call.method,
+        body: call.body,
+        intent: call.intent,
+        payer,
+        limits: this.input.limits,
+        maxPayments: this.deps.settings.maxPaymentsPerRequest,
+        tracker: this.tracker,
+        deadline: this.input.deadline,
+        signal: call.signal,
+      },
+    );
+    this.inFlight.add(work);
+    try {
+      const outcome = await work;
+      if (outcome.status === "awaiting-approval") this.pendingApproval = { id: outcome.paymentId, approval: outcome.approval };
+      return outcome;
+    } finally {
+      this.inFlight.delete(work);
+    }
+  }
+
+  /** Waits for purchases still running (each ends by the deadline) before the stream closes. */
+  async settleInFlight(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** True when a user message contains the URL (query string ignored). */
+  private userNamed(url: string): boolean {
+    const target = stripQuery(url);
+    return this.input.messages.some((message) => message.role === "user" && message.content.includes(target));
+  }
+}

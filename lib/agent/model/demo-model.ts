@@ -1,0 +1,260 @@
+/**
+ * The built-in offline model: a deterministic AI SDK `LanguageModelV4` that understands the
+ * demo intents (find services, buy a result, compare prices), drives the same tools a real
+ * model would, and says plainly that it is the offline demo model.
+ */
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from "@ai-sdk/provider";
+import { readDemoIntent, type DemoIntent } from "./demo-intent";
+
+export const DEMO_MODEL_ID = "offline-demo";
+const CALL_TOOL = "call_paid_service";
+const DISCOVER_TOOL = "discover_services";
+const LABEL = "*(Offline demo model: no AI service is connected; answers are scripted.)*";
+
+type Decision = { type: "text"; text: string } | { type: "tool"; toolName: string; input: Record<string, unknown> };
+
+type ToolResult = { toolName: string; value: unknown };
+
+type ServiceEntry = { name?: string; resource?: string; price?: string; description?: string };
+
+export type DemoModelOptions = {
+  /** Pause between streamed text chunks, so text arrives progressively like a real model. */
+  chunkDelayMs?: number;
+};
+
+export class DemoLanguageModel implements LanguageModelV4 {
+  readonly specificationVersion = "v4" as const;
+  readonly provider = "x402-agent";
+  readonly modelId = DEMO_MODEL_ID;
+  readonly supportedUrls = {};
+  private readonly chunkDelayMs: number;
+  private callCount = 0;
+
+  constructor(options: DemoModelOptions = {}) {
+    this.chunkDelayMs = options.chunkDelayMs ?? 0;
+  }
+
+  async doGenerate(options: LanguageModelV4CallOptions) {
+    const decision = decide(options.prompt);
+    const content: LanguageModelV4Content[] =
+      decision.type === "text"
+        ? [{ type: "text", text: decision.text }]
+        : [{ type: "tool-call", toolCallId: this.nextCallId(), toolName: decision.toolName, input: JSON.stringify(decision.input) }];
+    return {
+      content,
+      finishReason: { unified: decision.type === "text" ? ("stop" as const) : ("tool-calls" as const), raw: undefined },
+      usage: usageOf(options.prompt, decision),
+      warnings: [],
+    };
+  }
+
+  async doStream(options: LanguageModelV4CallOptions) {
+    const decision = decide(options.prompt);
+    const callId = this.nextCallId();
+    const delay = this.chunkDelayMs;
+    const signal = options.abortSignal;
+    const stream = new ReadableStream<LanguageModelV4StreamPart>({
+      async start(controller) {
+        controller.enqueue({ type: "stream-start", warnings: [] });
+        controller.enqueue({ type: "response-metadata", id: callId, modelId: DEMO_MODEL_ID, timestamp: new Date(0) });
+        if (decision.type === "tool") {
+          controller.enqueue({ type: "tool-call", toolCallId: callId, toolName: decision.toolName, input: JSON.stringify(decision.input) });
+        } else {
+          controller.enqueue({ type: "text-start", id: "text-0" });
+          for (const chunk of chunksOf(decision.text)) {
+            if (signal?.aborted) break;
+            controller.enqueue({ type: "text-delta", id: "text-0", delta: chunk });
+            if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+          }
+          controller.enqueue({ type: "text-end", id: "text-0" });
+        }
+        controller.enqueue({
+          type: "finish",
+          finishReason: { unified: decision.type === "text" ? "stop" : "tool-calls", raw: undefined },
+          usage: usageOf(options.prompt, decision),
+        });
+        controller.close();
+      },
+    });
+    return { stream };
+  }
+
+  private nextCallId(): string {
+    this.callCount += 1;
+    return `demo-call-${Date.now().toString(36)}-${this.callCount}`;
+  }
+}
+
+/** Splits text into word-sized chunks, keeping whitespace, so it streams naturally. */
+function chunksOf(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [text];
+}
+
+function usageOf(prompt: LanguageModelV4Prompt, decision: Decision): LanguageModelV4Usage {
+  const input = Math.ceil(JSON.stringify(prompt).length / 4);
+  const output = Math.ceil((decision.type === "text" ? decision.text.length : JSON.stringify(decision.input).length) / 4);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+/** The last user message and the tool results that followed it in this turn. */
+function readTurn(prompt: LanguageModelV4Prompt): { userText: string; results: ToolResult[] } {
+  let lastUser = -1;
+  prompt.forEach((message, index) => {
+    if (message.role === "user") lastUser = index;
+  });
+  const user = prompt[lastUser];
+  const userText =
+    user && user.role === "user"
+      ? user.content.map((part) => (part.type === "text" ? part.text : "")).join(" ")
+      : "";
+  const results: ToolResult[] = [];
+  for (const message of prompt.slice(lastUser + 1)) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type !== "tool-result") continue;
+      const output = part.output;
+      const value = output.type === "json" || output.type === "error-json" ? output.value : "value" in output ? output.value : undefined;
+      results.push({ toolName: part.toolName, value });
+    }
+  }
+  return { userText, results };
+}
+
+export function decide(prompt: LanguageModelV4Prompt): Decision {
+  const { userText, results } = readTurn(prompt);
+  const intent = readDemoIntent(userText);
+  const last = results.at(-1);
+
+  if (!last) {
+    if (intent.kind === "help") return { type: "text", text: helpText(userText) };
+    return { type: "tool", toolName: DISCOVER_TOOL, input: intent.query ? { query: intent.query } : {} };
+  }
+
+  if (last.toolName === DISCOVER_TOOL) {
+    const services = servicesOf(last.value);
+    if (intent.kind !== "buy") return { type: "text", text: listText(services, intent) };
+    const chosen = services[0];
+    if (!chosen?.resource) {
+      return { type: "text", text: `${LABEL}\n\nI could not find a paid service for “${intent.query}” right now. Try asking me to *list services*.` };
+    }
+    return { type: "tool", toolName: CALL_TOOL, input: { url: withParameter(chosen.resource, intent), method: "GET" } };
+  }
+
+  if (last.toolName === CALL_TOOL) return { type: "text", text: purchaseText(last.value) };
+  return { type: "text", text: `${LABEL}\n\nDone.` };
+}
+
+function servicesOf(value: unknown): ServiceEntry[] {
+  if (value && typeof value === "object" && Array.isArray((value as { services?: unknown }).services)) {
+    return (value as { services: ServiceEntry[] }).services;
+  }
+  return [];
+}
+
+function withParameter(resource: string, intent: Extract<DemoIntent, { kind: "buy" }>): string {
+  if (!intent.parameter) return resource;
+  const url = new URL(resource);
+  url.searchParams.set(intent.parameter.name, intent.parameter.value);
+  return url.toString();
+}
+
+function helpText(userText: string): string {
+  const greeting = /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i.test(userText) ? "Hello! " : "";
+  return [
+    LABEL,
+    "",
+    `${greeting}I am the offline demo agent. I find paid HTTP services that speak x402 and pay them in USDC, within your spending limits. Try:`,
+    "",
+    "- “What's the weather in Lisbon?”",
+    "- “Find me a service for crypto prices”",
+    "- “Get today's headlines about AI”",
+    "- “Buy the premium report”",
+    "- “Compare the prices of all services”",
+    "",
+    "With an OpenAI-compatible model configured (`OPENAI_API_KEY`), I can handle any request.",
+  ].join("\n");
+}
+
+function listText(services: ServiceEntry[], intent: DemoIntent): string {
+  if (services.length === 0) return `${LABEL}\n\nI found no paid services${intent.kind === "discover" && intent.query ? ` for “${intent.query}”` : ""}.`;
+  const sorted = [...services].sort((left, right) => Number(left.price ?? 0) - Number(right.price ?? 0));
+  const lines = sorted.map((service) => `- **${service.name ?? "service"}**: ${service.price ?? "?"} USDC per call${service.description ? ` — ${service.description}` : ""}`);
+  return [LABEL, "", `I found ${services.length} paid service${services.length === 1 ? "" : "s"}, cheapest first:`, "", ...lines, "", "Ask me to use one and I will pay for it within your limits."].join("\n");
+}
+
+function purchaseText(value: unknown): string {
+  const result = (value ?? {}) as {
+    status?: string;
+    service?: string;
+    amountUsdc?: string;
+    txHash?: string;
+    message?: string;
+    reason?: string;
+    result?: { data?: unknown };
+  };
+  switch (result.status) {
+    case "paid":
+      return [
+        LABEL,
+        "",
+        `I paid **${result.amountUsdc} USDC** to ${result.service} (transaction \`${result.txHash}\`). Here is what it returned:`,
+        "",
+        formatData(result.result?.data),
+      ].join("\n");
+    case "free":
+      return [LABEL, "", `${result.service} answered without asking for payment:`, "", formatData(result.result?.data)].join("\n");
+    case "awaiting-approval":
+      return `${LABEL}\n\n${result.service} asks ${result.amountUsdc} USDC. Approve the payment in your wallet to continue.`;
+    case "pending":
+      return `${LABEL}\n\n${result.message ?? "The payment is still settling."}`;
+    default: {
+      const reason = result.reason === "limit-exceeded"
+        ? "It would exceed your spending limits, so I did not pay."
+        : result.reason === "insufficient-balance"
+          ? "The paying wallet does not hold enough USDC."
+          : result.reason === "service-unavailable"
+            ? "The service is offline."
+            : "The payment did not go through.";
+      return `${LABEL}\n\n${reason} ${result.message ?? ""}`.trim();
+    }
+  }
+}
+
+/** Renders service data as Markdown: scalars as a list, arrays of items as bullets. */
+function formatData(data: unknown, depth = 0): string {
+  if (data === null || data === undefined) return "_(no data)_";
+  if (typeof data !== "object") return String(data);
+  const indent = "  ".repeat(depth);
+  if (Array.isArray(data)) {
+    return data
+      .slice(0, 10)
+      .map((item) => (item && typeof item === "object" ? `${indent}- ${summarise(item as Record<string, unknown>)}` : `${indent}- ${String(item)}`))
+      .join("\n");
+  }
+  const lines: string[] = [];
+  for (const [key, item] of Object.entries(data as Record<string, unknown>)) {
+    if (item && typeof item === "object") {
+      lines.push(`${indent}- **${key}**:`, formatData(item, depth + 1));
+    } else {
+      lines.push(`${indent}- **${key}**: ${String(item)}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+function summarise(item: Record<string, unknown>): string {
+  return Object.values(item)
+    .filter((value) => typeof value !== "object")
+    .map(String)
+    .join(" — ");
+}

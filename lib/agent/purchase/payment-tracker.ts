@@ -1,0 +1,119 @@
+/**
+ * The payments of one chat request: sends their progress as `p:` events, remembers each
+ * one's latest state for the `d:` summary, and derives the request's finish reason.
+ */
+import type {
+  FinishReason,
+  PaymentEvent,
+  PaymentFailureReason,
+  PaymentSummary,
+  StreamWriter,
+} from "../../stream";
+
+export type PaymentUpdate = Omit<PaymentEvent, "at">;
+
+export class PaymentTracker {
+  private readonly payments = new Map<string, PaymentSummary>();
+  private lastSettledTxHash: string | null = null;
+  /** Amounts of this request's payments that are signed, settling or settled. */
+  private committed = 0n;
+  private started = 0;
+
+  constructor(private readonly writer: Pick<StreamWriter, "payment" | "statusOf">) {}
+
+  private discoveryFailures = 0;
+
+  /** Sends a discovery progress event; discoveries are not payments and stay out of `d:`. */
+  discovery(update: PaymentUpdate): void {
+    if (this.writer.statusOf(update.id) === update.status) return;
+    this.writer.payment(update);
+    if (update.status === "failed") this.discoveryFailures += 1;
+  }
+
+  /** Sends a payment progress event and records it. Repeating the current status is a no-op. */
+  update(update: PaymentUpdate): void {
+    if (this.writer.statusOf(update.id) === update.status) return;
+    this.writer.payment(update);
+    const previous = this.payments.get(update.id);
+    const summary: PaymentSummary = {
+      id: update.id,
+      status: update.status,
+      service: update.service ?? previous?.service,
+      resource: update.resource ?? previous?.resource,
+      amount: update.amount ?? previous?.amount,
+      payTo: update.payTo ?? previous?.payTo,
+      network: update.network ?? previous?.network,
+      txHash: update.txHash ?? previous?.txHash ?? null,
+      reason: update.reason ?? previous?.reason,
+    };
+    this.payments.set(update.id, summary);
+    if (update.status === "confirmed" && update.txHash) this.lastSettledTxHash = update.txHash;
+  }
+
+  /**
+   * Claims room for a payment under the per-request limit and the per-request payment count.
+   * Check and claim happen with no await between them, so parallel tool calls of one step
+   * cannot both slip under the limit.
+   */
+  claimRequestBudget(amount: bigint, perRequestLimit: bigint, maxPayments: number): "ok" | "amount" | "count" {
+    if (this.started >= maxPayments) return "count";
+    if (this.committed + amount > perRequestLimit) return "amount";
+    this.committed += amount;
+    this.started += 1;
+    return "ok";
+  }
+
+  /** Gives back a claim when it is certain that nothing was spent. */
+  releaseRequestBudget(amount: bigint): void {
+    this.committed -= amount;
+    this.started -= 1;
+  }
+
+  /** Signed, settling and settled amounts of this request. */
+  get committedAmount(): bigint {
+    return this.committed;
+  }
+
+  get count(): number {
+    return this.payments.size;
+  }
+
+  get summaries(): PaymentSummary[] {
+    return [...this.payments.values()];
+  }
+
+  get txHash(): string | null {
+    return this.lastSettledTxHash;
+  }
+
+  /**
+   * `stop` with no payment; `payment-complete` when every payment settled and delivered;
+   * otherwise the reason of the last failed attempt. A payment still pending is neither:
+   * the request ends `stop` and the summary says `pending`, never "failed".
+   */
+  finishReason(): FinishReason {
+    const summaries = this.summaries;
+    const failed = summaries.filter((summary) => summary.status === "failed");
+    const lastFailure = failed.at(-1);
+    if (lastFailure) return finishReasonForFailure(lastFailure.reason);
+    const paid = summaries.filter((summary) => summary.status === "confirmed" || summary.status === "delivered");
+    if (paid.length > 0 && paid.length === summaries.length) return "payment-complete";
+    // Discovery failed and nothing else was attempted: the x402 side is offline.
+    if (summaries.length === 0 && this.discoveryFailures > 0) return "service-unavailable";
+    return "stop";
+  }
+}
+
+export function finishReasonForFailure(reason: PaymentFailureReason | undefined): FinishReason {
+  switch (reason) {
+    case "limit-exceeded":
+    case "insufficient-balance":
+    case "service-unavailable":
+    case "payment-failed":
+      return reason;
+    case "rejected":
+      return "stop";
+    default:
+      return "payment-failed";
+  }
+}

@@ -1,0 +1,159 @@
+import "server-only";
+/**
+ * One chat turn: the agent loop (`streamText` with the discovery and payment tools) streaming
+ * text and payment progress into the protocol writer, bounded by a deadline, and always
+ * ending with exactly one `d:` line.
+ */
+import { stepCountIs, streamText, type JSONValue, type ModelMessage } from "ai";
+import type { ChatMessage } from "../chat/chat-request";
+import type { EffectiveLimits } from "../limits/spending-limits-input";
+import type { ErrorEvent, StreamWriter } from "../stream";
+import { AgentRun, type AgentDependencies } from "./agent-run";
+import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
+import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purchase";
+import { buildSystemPrompt } from "./system-prompt";
+import { CALL_PAID_SERVICE_TOOL, createCallPaidServiceTool, describeOutcome } from "./tools/call-paid-service-tool";
+import { createDiscoverServicesTool } from "./tools/discover-services-tool";
+
+/** Time kept back from the deadline so the last lines always go out. */
+export const FINISH_MARGIN_MS = 1_500;
+
+export type ChatRunInput = {
+  messages: ChatMessage[];
+  walletAddress: `0x${string}` | undefined;
+  limits: EffectiveLimits;
+  /** Set on the second request of an approval: the user's signed payment, already verified. */
+  approved?: ApprovedPayment;
+};
+
+export type ChatRun = {
+  /** Resolves once the model provider accepted the first call; rejects with its error. */
+  modelReady: Promise<void>;
+  /** Resolves when the stream has finished (after `d:`). */
+  done: Promise<void>;
+  abort(reason?: unknown): void;
+};
+
+class DeadlineReached extends Error {
+  override name = "DeadlineReached";
+}
+
+export function startChatRun(
+  deps: AgentDependencies & { baseModel: BaseModel },
+  input: ChatRunInput,
+  writer: StreamWriter,
+  log: (entry: Record<string, unknown>) => void = (entry) => console.info(JSON.stringify(entry)),
+): ChatRun {
+  const now = deps.now ?? Date.now;
+  const deadline = now() + deps.settings.deadlineMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, deadline - now()));
+  const run = new AgentRun(deps, {
+    messages: input.messages,
+    walletAddress: input.walletAddress,
+    limits: input.limits,
+    writer,
+    deadline: deadline - FINISH_MARGIN_MS,
+  });
+  const { model, ready } = wrapForRequest(deps.baseModel, deps.settings.temperatures);
+  const payer = input.walletAddress ? "user" : deps.agentAccount ? "agent" : "none";
+
+  const done = (async () => {
+    let failure: ErrorEvent | undefined;
+    try {
+      const messages: ModelMessage[] = input.messages.map((message) => ({ role: message.role, content: message.content }) as ModelMessage);
+      if (input.approved && input.walletAddress) {
+        const outcome = await runApprovedPurchase(
+          {
+            network: deps.network,
+            fetch: deps.fetch,
+            chain: deps.chain,
+            ledger: deps.store.ledger,
+            quoteSecret: deps.quoteSecret,
+            now: deps.now,
+            reconcileIntervalMs: deps.settings.reconcileIntervalMs,
+          },
+          {
+            payer: input.walletAddress,
+            limits: input.limits,
+            maxPayments: deps.settings.maxPaymentsPerRequest,
+            tracker: run.tracker,
+            deadline: deadline - FINISH_MARGIN_MS,
+            signal: controller.signal,
+          },
+          input.approved,
+        );
+        // The model continues as if it had made the call itself, so it answers with the data.
+        const toolCallId = `approved-${"paymentId" in outcome ? outcome.paymentId : "free"}`;
+        messages.push(
+          {
+            role: "assistant",
+            content: [{ type: "tool-call", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, input: { url: input.approved.url, method: input.approved.method } }],
+          },
+          {
+            role: "tool",
+            content: [{ type: "tool-result", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, output: { type: "json", value: describeOutcome(outcome) as JSONValue } }],
+          },
+        );
+      }
+      const result = streamText({
+        model,
+        system: buildSystemPrompt({ networkName: deps.network.name, payer, limits: input.limits }),
+        messages,
+        allowSystemInMessages: true,
+        tools: {
+          discover_services: createDiscoverServicesTool(run),
+          call_paid_service: createCallPaidServiceTool(run),
+        },
+        stopWhen: [stepCountIs(deps.settings.maxSteps), () => run.pendingApproval !== undefined],
+        abortSignal: controller.signal,
+        maxRetries: 1,
+      });
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta") writer.text(part.text);
+        else if (part.type === "error") throw part.error;
+      }
+      if (run.pendingApproval) {
+        const { approval } = run.pendingApproval;
+        writer.text(`\n\nApprove the payment of ${approval.amount} USDC in your wallet to continue; it expires in a few minutes.`);
+      }
+    } catch (error) {
+      failure = describeFailure(error, controller.signal);
+      if (failure.code === "model_error") log({ level: "error", event: "model-error", error: String(error) });
+    } finally {
+      clearTimeout(timer);
+      await run.settleInFlight();
+      if (controller.signal.reason instanceof DeadlineReached) {
+        failure ??= { code: "deadline_exceeded", message: "This request reached its time limit, so the agent stopped. Any payment made is listed in the outcome." };
+      }
+      if (failure && !writer.isClosed) writer.error(failure);
+      const payments = run.tracker.summaries;
+      for (const payment of payments) log({ level: "info", event: "payment", id: payment.id, status: payment.status, txHash: payment.txHash, amount: payment.amount, reason: payment.reason });
+      if (!writer.isClosed) {
+        writer.finish({
+          finishReason: run.tracker.finishReason(),
+          txHash: run.tracker.txHash,
+          payments,
+          ...(run.pendingApproval ? { pendingApproval: run.pendingApproval } : {}),
+          model: deps.baseModel.modelId,
+        });
+      }
+    }
+  })();
+
+  return {
+    modelReady: ready,
+    done,
+    abort: (reason) => controller.abort(reason),
+  };
+}
+
+function describeFailure(error: unknown, signal: AbortSignal): ErrorEvent {
+  if (signal.aborted) {
+    if (signal.reason instanceof DeadlineReached) {
+      return { code: "deadline_exceeded", message: "This request reached its time limit, so the agent stopped. Any payment made is listed in the outcome." };
+    }
+    return { code: "aborted", message: "The request was stopped." };
+  }
+  return { code: "model_error", message: "The language model failed while answering. Any payment made is listed in the outcome." };
+}

@@ -1,0 +1,46 @@
+import "server-only";
+import { tool } from "ai";
+import { z } from "zod";
+import type { AgentRun } from "../agent-run";
+import { asUntrustedData } from "../purchase/service-data";
+import type { PurchaseOutcome } from "../purchase/run-purchase";
+
+export const CALL_PAID_SERVICE_TOOL = "call_paid_service";
+
+/**
+ * Calls a paid service and pays for it within the user's limits. The model chooses what to
+ * buy; the code decides whether and how much may be paid.
+ */
+export function createCallPaidServiceTool(run: AgentRun) {
+  return tool({
+    description:
+      "Call a paid x402 HTTP service found with discover_services (or given by the user), paying in USDC within the user's spending limits, and return its data. Put request parameters in the URL query string (e.g. ?city=Lisbon). Payment limits, payee and amount are enforced by the system, not by you.",
+    inputSchema: z.object({
+      url: z.url({ protocol: /^https?$/ }).max(2048).describe("The service's resource URL with query parameters"),
+      method: z.enum(["GET", "POST"]).default("GET"),
+      body: z.record(z.string(), z.unknown()).optional().describe("JSON body for POST services"),
+    }),
+    execute: async ({ url, method, body }, { toolCallId, abortSignal }) => {
+      const outcome = await run.purchase({ url, method, body: body ? JSON.stringify(body) : undefined, intent: toolCallId, signal: abortSignal });
+      return describeOutcome(outcome);
+    },
+  });
+}
+
+/** What the model is told about a purchase: data as data, failures as plain facts. */
+export function describeOutcome(outcome: PurchaseOutcome | { status: "refused"; message: string }) {
+  switch (outcome.status) {
+    case "delivered":
+      return { status: "paid", service: outcome.service, amountUsdc: outcome.amount, txHash: outcome.txHash, result: asUntrustedData(outcome.data) };
+    case "free":
+      return { status: "free", service: outcome.service, result: asUntrustedData(outcome.data) };
+    case "awaiting-approval":
+      return { status: "awaiting-approval", service: outcome.service, amountUsdc: outcome.amount, message: "The user must approve this payment in their wallet." };
+    case "pending":
+      return { status: "pending", message: outcome.message };
+    case "failed":
+      return { status: "failed", reason: outcome.reason, message: outcome.message, ...(outcome.txHash ? { txHash: outcome.txHash } : {}) };
+    case "refused":
+      return { status: "refused", message: outcome.message };
+  }
+}

@@ -1,0 +1,37 @@
+import "server-only";
+import { tool } from "ai";
+import { z } from "zod";
+import type { AgentRun } from "../agent-run";
+
+export const DISCOVER_SERVICES_TOOL = "discover_services";
+
+/** Finds paid x402 services on the configured facilitator's Bazaar. */
+export function createDiscoverServicesTool(run: AgentRun) {
+  return tool({
+    description:
+      "Find paid HTTP services (x402) that can answer the user's request. Returns each service's name, resource URL, price in USDC and description. Use a short keyword query (e.g. 'weather', 'crypto price', 'news'); omit the query to list everything.",
+    inputSchema: z.object({
+      query: z.string().max(200).optional().describe("Keywords describing the service wanted"),
+    }),
+    execute: async ({ query }, { toolCallId, abortSignal }) => {
+      const id = `disc_${toolCallId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40)}`;
+      run.tracker.discovery({ id, status: "discovering", message: query ? `Searching for “${query}”…` : "Listing services…" });
+      try {
+        const listings = await run.discovery.find(query, abortSignal);
+        const services = listings.slice(0, 10).map(({ name, resource, description, price, network, x402Version }) => ({
+          name,
+          resource,
+          description,
+          price,
+          network,
+          x402Version,
+        }));
+        run.tracker.discovery({ id, status: "discovered", services, message: `Found ${services.length} service(s).` });
+        return { services, currency: "USDC", note: "Prices are per call. Call a service with call_paid_service." };
+      } catch {
+        run.tracker.discovery({ id, status: "failed", reason: "service-unavailable", message: "Service discovery is unavailable." });
+        return { error: "Service discovery is unavailable right now." };
+      }
+    },
+  });
+}

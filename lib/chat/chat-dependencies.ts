@@ -1,0 +1,83 @@
+import "server-only";
+/**
+ * Everything a chat request needs that outlives it (network, store, chain reader, discovery
+ * cache, model client), built once per process from the environment. Tests build their own
+ * with `createChatDependencies`.
+ */
+import { privateKeyToAccount } from "viem/accounts";
+import type { AgentDependencies } from "../agent/agent-run";
+import { createBaseModel, type BaseModel } from "../agent/model/create-chat-model";
+import { getEnv, type Env } from "../env";
+import { AppError } from "../errors";
+import { createGuardedFetch } from "../net/guarded-fetch";
+import { networkConfigFromEnv, type NetworkConfig } from "../network/network-config";
+import { getStore } from "../store/create-store";
+import type { Store } from "../store/store-types";
+import { createChainReader } from "../x402/chain-reader";
+import { createDiscoveryClient } from "../x402/discovery-client";
+
+/** A fixed secret for the local world only; every other network requires QUOTE_SECRET. */
+const LOCAL_QUOTE_SECRET = "local-devnet-quote-secret-not-for-production-use";
+
+export type ChatDependencies = AgentDependencies & {
+  baseModel: BaseModel;
+  env: Env;
+};
+
+export type ChatDependencyOverrides = {
+  network?: NetworkConfig;
+  store?: Store;
+  baseModel?: BaseModel;
+  now?: () => number;
+};
+
+export function createChatDependencies(env: Env, overrides: ChatDependencyOverrides = {}): ChatDependencies {
+  const network = overrides.network ?? networkConfigFromEnv(env);
+  const outbound = createGuardedFetch({ allowlist: network.outboundAllowlist, timeoutMs: 15_000 });
+  const fetch = (input: string, init?: RequestInit) => outbound(input, init);
+  const quoteSecret = env.QUOTE_SECRET ?? (network.name === "local" ? LOCAL_QUOTE_SECRET : undefined);
+  if (!quoteSecret) throw new AppError("unavailable:not_configured", { details: "QUOTE_SECRET is not set" });
+  return {
+    env,
+    network,
+    fetch,
+    chain: createChainReader({ rpcUrl: network.rpcUrl, usdc: network.usdc }),
+    // One store per process (Redis when REDIS_URL is set); refused on Vercel without Redis.
+    store: overrides.store ?? getStore(),
+    discovery: createDiscoveryClient({ facilitatorUrl: network.facilitatorUrl, network, fetch }),
+    quoteSecret,
+    agentAccount: network.agentPrivateKey ? privateKeyToAccount(network.agentPrivateKey) : undefined,
+    baseModel:
+      overrides.baseModel ??
+      createBaseModel({ apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, modelId: env.MODEL, demoChunkDelayMs: env.DEMO_MODEL_CHUNK_DELAY_MS }),
+    get model() {
+      return this.baseModel.model;
+    },
+    get modelId() {
+      return this.baseModel.modelId;
+    },
+    get isDemoModel() {
+      return this.baseModel.isDemo;
+    },
+    settings: {
+      deadlineMs: env.CHAT_DEADLINE_MS,
+      maxPaymentsPerRequest: env.MAX_PAYMENTS_PER_REQUEST,
+      maxSteps: env.MAX_AGENT_STEPS,
+      limitSettings: {
+        defaults: { perPayment: env.LIMIT_DEFAULT_PER_PAYMENT, perRequest: env.LIMIT_DEFAULT_PER_REQUEST, daily: env.LIMIT_DEFAULT_DAILY },
+        caps: { perPayment: env.LIMIT_MAX_PER_PAYMENT, perRequest: env.LIMIT_MAX_PER_REQUEST, daily: env.LIMIT_MAX_DAILY },
+      },
+      temperatures: { payment: env.TEMPERATURE_PAYMENT, standard: env.TEMPERATURE_DEFAULT, discovery: env.TEMPERATURE_DISCOVERY },
+      approvalTtlSeconds: env.APPROVAL_TTL_SECONDS,
+    },
+    now: overrides.now,
+  };
+}
+
+let cached: ChatDependencies | undefined;
+
+/** The process's dependencies; a failure (e.g. the local world not running) is retried next time. */
+export function getChatDependencies(): ChatDependencies {
+  cached ??= createChatDependencies(getEnv());
+  return cached;
+}

@@ -1,0 +1,101 @@
+import "server-only";
+/**
+ * `POST /api/chat`: everything that can be refused is refused before the stream starts, with
+ * a status and a problem body (400, 402, 403, 429, 503); then the agent runs and streams.
+ */
+import { z } from "zod";
+import { startChatRun } from "../agent/run-chat";
+import { AppError, problemResponse, type FieldError } from "../errors";
+import { resolveLimits } from "../limits/spending-limits-input";
+import { inspectMessages } from "../safety/content-safety";
+import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
+import { PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
+import type { ChatDependencies } from "./chat-dependencies";
+import { ChatRequestBody, MAX_BODY_BYTES } from "./chat-request";
+import { clientKeyOf } from "./client-key";
+import { enforceRateLimit } from "./rate-limit";
+import { readBoundedJson } from "./read-bounded-json";
+import { verifyApproval } from "./verify-approval";
+
+/** How long the route waits for the model provider to accept the first call. */
+const MODEL_READY_TIMEOUT_MS = 15_000;
+
+export async function handleChatRequest(request: Request, getDependencies: () => ChatDependencies): Promise<Response> {
+  try {
+    const contentType = request.headers.get("content-type") ?? "";
+    if (!/^application\/json\b/i.test(contentType)) throw new AppError("bad_request:content_type");
+    const raw = await readBoundedJson(request, MAX_BODY_BYTES);
+    const parsed = ChatRequestBody.safeParse(raw);
+    if (!parsed.success) {
+      throw new AppError("bad_request:body", { errors: fieldErrors(parsed.error) });
+    }
+    const body = parsed.data;
+
+    // Unsafe content is refused before it is logged, stored or sent to a model.
+    const safety = inspectMessages(body.messages);
+    if (!safety.safe) throw new AppError("forbidden:unsafe_content");
+    const messages = safety.messages;
+
+    const deps = getDependencies();
+    const rateLimitHeaders = await enforceRateLimit(deps, [
+      clientKeyOf(request, deps.env),
+      ...(body.walletAddress ? [`wallet:${body.walletAddress.toLowerCase()}`] : []),
+    ]);
+
+    const limits = resolveLimits(body.spendingLimits, deps.settings.limitSettings);
+    const signatureHeader = request.headers.get(PAYMENT_SIGNATURE_HEADER);
+    const approved = signatureHeader
+      ? await verifyApproval({
+          header: signatureHeader,
+          walletAddress: body.walletAddress,
+          network: deps.network,
+          quoteSecret: deps.quoteSecret,
+          now: (deps.now ?? Date.now)(),
+          serviceName: (url) => deps.discovery.lookup(url)?.name ?? new URL(url).host,
+        })
+      : undefined;
+
+    const framing = framingForAccept(request.headers.get("accept"));
+    let run: ReturnType<typeof startChatRun> | undefined;
+    const writer = new StreamWriter({ framing, onCancel: () => run?.abort(new Error("client disconnected")) });
+    run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved }, writer);
+    request.signal?.addEventListener("abort", () => run?.abort(new Error("client disconnected")), { once: true });
+
+    // Before promising 200, make sure the model provider answers. After an approved payment
+    // the stream must go out whatever happens, so that the payment is reported.
+    if (!approved) {
+      try {
+        await Promise.race([run.modelReady, run.done, timeout(MODEL_READY_TIMEOUT_MS)]);
+      } catch (cause) {
+        run.abort(cause);
+        throw new AppError("unavailable:model", { retryAfterSeconds: 10, cause, details: String(cause) });
+      }
+    }
+
+    return new Response(writer.readable, {
+      status: 200,
+      headers: {
+        "Content-Type": CONTENT_TYPE_BY_FRAMING[framing],
+        "Cache-Control": "no-cache, no-transform",
+        "X-Accel-Buffering": "no",
+        ...rateLimitHeaders,
+      },
+    });
+  } catch (error) {
+    return problemResponse(error);
+  }
+}
+
+function timeout(ms: number): Promise<never> {
+  return new Promise((_, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref?.();
+  });
+}
+
+function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.slice(0, 50).map((issue) => ({
+    path: issue.path.map(String).join(".") || "(body)",
+    message: issue.message,
+  }));
+}

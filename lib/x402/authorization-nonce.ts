@@ -1,0 +1,58 @@
+import "server-only";
+/**
+ * EIP-3009 nonces derived with an HMAC instead of drawn at random. The nonce binds every term
+ * of a payment (payer, payee, amount, token, network, resource, validity window, intent), so
+ * the server can later check a signed payment against its own quote without storing the quote,
+ * and one intent can never produce two different valid authorizations: the token contract
+ * refuses a nonce it has seen.
+ */
+import { createHmac } from "node:crypto";
+
+export type NonceTerms = {
+  payer: string;
+  payTo: string;
+  amount: bigint;
+  asset: string;
+  network: string;
+  chainId: number;
+  resource: string;
+  method: string;
+  validAfter: bigint;
+  validBefore: bigint;
+  /** The exact requirement object the service offered, canonicalised. */
+  requirements: Record<string, unknown>;
+  /** What the payment is for, e.g. a tool call id; empty for user approvals. */
+  intent: string;
+};
+
+/** Stable JSON: object keys sorted at every depth, so equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  if (typeof value === "bigint") return JSON.stringify(value.toString());
+  return JSON.stringify(value) ?? "null";
+}
+
+export function deriveAuthorizationNonce(secret: string, terms: NonceTerms): `0x${string}` {
+  const message = canonicalJson({
+    version: 1,
+    payer: terms.payer.toLowerCase(),
+    payTo: terms.payTo.toLowerCase(),
+    amount: terms.amount,
+    asset: terms.asset.toLowerCase(),
+    network: terms.network,
+    chainId: terms.chainId,
+    resource: terms.resource,
+    method: terms.method.toUpperCase(),
+    validAfter: terms.validAfter,
+    validBefore: terms.validBefore,
+    requirements: terms.requirements,
+    intent: terms.intent,
+  });
+  return `0x${createHmac("sha256", secret).update(message).digest("hex")}`;
+}

@@ -1,0 +1,69 @@
+import "server-only";
+/**
+ * What the agent reads from the chain: USDC balances, whether an EIP-3009 authorization was
+ * used, and the transaction that used it (to reconcile a settlement the service did not
+ * report).
+ */
+import { createPublicClient, erc20Abi, http, parseAbiItem, type PublicClient } from "viem";
+
+const authorizationStateAbi = [
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [
+      { name: "authorizer", type: "address" },
+      { name: "nonce", type: "bytes32" },
+    ],
+    outputs: [{ name: "", type: "bool" }],
+  },
+] as const;
+
+const authorizationUsedEvent = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+
+export type ChainReader = {
+  balanceOf(owner: `0x${string}`): Promise<bigint>;
+  isAuthorizationUsed(authorizer: `0x${string}`, nonce: `0x${string}`): Promise<boolean>;
+  /** The hash of the transaction that used the authorization, if it can be found. */
+  findAuthorizationTransaction(authorizer: `0x${string}`, nonce: `0x${string}`): Promise<`0x${string}` | undefined>;
+  /** Whether the transaction is mined and succeeded. */
+  isTransactionSuccessful(hash: `0x${string}`): Promise<boolean | undefined>;
+};
+
+export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`; timeoutMs?: number }): ChainReader {
+  const client: PublicClient = createPublicClient({
+    transport: http(options.rpcUrl, { timeout: options.timeoutMs ?? 5_000, retryCount: 1 }),
+  });
+  return {
+    balanceOf: (owner) =>
+      client.readContract({ address: options.usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
+    isAuthorizationUsed: (authorizer, nonce) =>
+      client.readContract({
+        address: options.usdc,
+        abi: authorizationStateAbi,
+        functionName: "authorizationState",
+        args: [authorizer, nonce],
+      }),
+    async findAuthorizationTransaction(authorizer, nonce) {
+      const latest = await client.getBlockNumber();
+      // Authorizations live minutes, so a recent window of blocks is enough.
+      const fromBlock = latest > 5_000n ? latest - 5_000n : 0n;
+      const logs = await client.getLogs({
+        address: options.usdc,
+        event: authorizationUsedEvent,
+        args: { authorizer, nonce },
+        fromBlock,
+        toBlock: latest,
+      });
+      return logs.at(-1)?.transactionHash ?? undefined;
+    },
+    async isTransactionSuccessful(hash) {
+      try {
+        const receipt = await client.getTransactionReceipt({ hash });
+        return receipt.status === "success";
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
