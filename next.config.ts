@@ -5,7 +5,7 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // The local world (devnet/) is dev and test tooling: it is never imported by app code,
   // so it never reaches the production bundle.
-  serverExternalPackages: ["ioredis"],
+  serverExternalPackages: ["ioredis", "undici"],
 };
 
 export default nextConfig;

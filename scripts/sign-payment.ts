@@ -1,0 +1,75 @@
+/**
+ * Signs a quote from the approval flow, for `curl` users: reads the chat stream of the first
+ * request (or just its approval JSON) on stdin, signs the EIP-712 typed data with a key, and
+ * prints the value of the PAYMENT-SIGNATURE header for the second request.
+ *
+ *   curl -sN … | npm run -s sign-payment -- --devnet-user
+ *   npm run -s sign-payment -- --key 0xYOUR_KEY < approval.json
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { privateKeyToAccount } from "viem/accounts";
+import { readDevnetCoordinates } from "../lib/network/devnet-coordinates";
+import { ApprovalRequest, decodeAll } from "../lib/stream";
+import { toViemTypedData } from "../lib/x402/transfer-authorization";
+import { encodePaymentSignatureHeader } from "../lib/x402/payment-signature-header";
+
+function usage(message: string): never {
+  console.error(`${message}\n\nUsage: npm run -s sign-payment -- (--key 0x… | --devnet-user) [--file approval.json]\n` +
+    "Reads the first request's stream (or its approval JSON) on stdin and prints the PAYMENT-SIGNATURE value.");
+  process.exit(2);
+}
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+/** Finds the approval in whatever was given: a stream, a `p:`/`d:` payload, or the approval itself. */
+export function findApproval(text: string): ApprovalRequest | undefined {
+  let found: ApprovalRequest | undefined;
+  for (const item of decodeAll(text)) {
+    if (item.kind !== "event") continue;
+    if (item.event.type === "payment" && item.event.payment.approval) found = item.event.payment.approval;
+    if (item.event.type === "finish" && item.event.finish.pendingApproval) found = item.event.finish.pendingApproval.approval;
+  }
+  if (found) return found;
+  try {
+    const json = JSON.parse(text) as Record<string, unknown>;
+    const candidates = [json, json.approval, (json.pendingApproval as Record<string, unknown> | undefined)?.approval];
+    for (const candidate of candidates) {
+      const parsed = ApprovalRequest.safeParse(candidate);
+      if (parsed.success) return parsed.data;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+async function main(): Promise<void> {
+  const file = option("--file");
+  const input = file ? readFileSync(file, "utf8") : readFileSync(0, "utf8");
+  let key = option("--key") ?? process.env.PRIVATE_KEY;
+  if (process.argv.includes("--devnet-user")) {
+    const devnet = readDevnetCoordinates(path.resolve(process.env.DEVNET_FILE ?? ".devnet/devnet.json"));
+    key = devnet.accounts.user.privateKey;
+  }
+  if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key)) usage("A signing key is needed: --key 0x… (or PRIVATE_KEY), or --devnet-user.");
+  const approval = findApproval(input);
+  if (!approval) usage("No approval found in the input: pass the stream of the first request, or its `approval` JSON.");
+  const account = privateKeyToAccount(key as `0x${string}`);
+  if (account.address.toLowerCase() !== approval.typedData.message.from.toLowerCase()) {
+    usage(`This key belongs to ${account.address}, but the quote is for ${approval.typedData.message.from}.`);
+  }
+  if (approval.expiresAt * 1000 <= Date.now()) usage("The quote has expired; ask again for a fresh one.");
+  const signature = await account.signTypedData(toViemTypedData(approval.typedData));
+  process.stdout.write(`${encodePaymentSignatureHeader(approval, signature)}\n`);
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  });
+}
