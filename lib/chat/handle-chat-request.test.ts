@@ -1,0 +1,167 @@
+import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "../env";
+import type { NetworkConfig } from "../network/network-config";
+import { createMemoryStore } from "../store/create-memory-store";
+import { decodeAll, findSequenceViolations, type StreamEvent } from "../stream";
+import { createChatDependencies } from "./chat-dependencies";
+import { handleChatRequest } from "./handle-chat-request";
+
+// A network that is never contacted: these requests are decided before any payment.
+const network: NetworkConfig = {
+  name: "local",
+  chainId: 31337,
+  caip2: "eip155:31337",
+  networkNames: ["eip155:31337"],
+  usdc: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  usdcName: "USD Coin",
+  usdcVersion: "2",
+  rpcUrl: "http://127.0.0.1:9",
+  facilitatorUrl: "http://127.0.0.1:9",
+  explorerUrl: undefined,
+  agentPrivateKey: undefined,
+  outboundAllowlist: [],
+  devnet: undefined,
+};
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+
+function textModel(text: string) {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: text },
+        { type: "text-end", id: "t" },
+        { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+      ]),
+    }),
+  });
+}
+
+function setup(options: { env?: Record<string, string>; model?: MockLanguageModelV4 } = {}) {
+  const env = parseEnv({ RATE_LIMIT_REQUESTS: "1000", ...options.env });
+  const model = options.model ?? textModel("Hello!");
+  const deps = createChatDependencies(env, {
+    network,
+    store: createMemoryStore(),
+    baseModel: { model, modelId: "mock", isDemo: false },
+  });
+  const send = (body: unknown, headers: Record<string, string> = {}) =>
+    handleChatRequest(
+      new Request("http://127.0.0.1/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      }),
+      () => deps,
+    );
+  return { send, model };
+}
+
+const hello = { messages: [{ role: "user", content: "hi" }] };
+
+async function problem(response: Response) {
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  return (await response.json()) as { status: number; code: string; errors?: { path: string; message: string }[] };
+}
+
+describe("POST /api/chat before the stream", () => {
+  it("streams a plain answer as SSE that ends with one finish event", async () => {
+    const { send } = setup();
+    const response = await send(hello);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(response.headers.get("x-accel-buffering")).toBe("no");
+    const events = decodeAll(await response.text()).flatMap((item) => (item.kind === "event" ? [item.event] : [])) as StreamEvent[];
+    expect(events[0]).toEqual({ type: "text", text: "Hello!" });
+    expect(events.at(-1)).toMatchObject({ type: "finish", finish: { finishReason: "stop", txHash: null, payments: [] } });
+    expect(findSequenceViolations(events)).toEqual([]);
+  });
+
+  it("sends bare lines to clients that accept text/plain", async () => {
+    const { send } = setup();
+    const response = await send(hello, { accept: "text/plain" });
+    expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    const text = await response.text();
+    expect(text.startsWith('0:"Hello!"\n')).toBe(true);
+    expect(text).not.toContain("data:");
+  });
+
+  it.each([
+    ["malformed JSON", "{", "bad_request:json", undefined],
+    ["no messages", {}, "bad_request:body", "messages"],
+    ["an unknown role", { messages: [{ role: "tool", content: "x" }] }, "bad_request:body", "messages.0.role"],
+    ["non-string content", { messages: [{ role: "user", content: 5 }] }, "bad_request:body", "messages.0.content"],
+    ["a bad checksum", { ...hello, walletAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79c8" }, "bad_request:body", "walletAddress"],
+    ["the zero address", { ...hello, walletAddress: "0x0000000000000000000000000000000000000000" }, "bad_request:body", "walletAddress"],
+    ["a negative limit", { ...hello, spendingLimits: { perPayment: "-1" } }, "bad_request:body", "spendingLimits.perPayment"],
+    ["seven decimals", { ...hello, spendingLimits: { daily: "0.0000001" } }, "bad_request:body", "spendingLimits.daily"],
+    ["an unknown limit", { ...hello, spendingLimits: { monthly: 5 } }, "bad_request:body", "spendingLimits"],
+    ["an unknown field", { ...hello, admin: true }, "bad_request:body", "(body)"],
+    ["a last message that is not the user's", { messages: [{ role: "assistant", content: "x" }] }, "bad_request:body", "messages"],
+  ])("answers 400 for %s, naming the field", async (_name, body, code, path) => {
+    const { send, model } = setup();
+    const response = await send(body);
+    expect(response.status).toBe(400);
+    const body400 = await problem(response);
+    expect(body400.code).toBe(code);
+    if (path) expect(body400.errors?.map((error) => error.path)).toContain(path);
+    expect(model.doStreamCalls).toHaveLength(0);
+  });
+
+  it("answers 400 for a body over the size limit and for a wrong content type", async () => {
+    const { send } = setup();
+    const big = await send({ messages: [{ role: "user", content: "x".repeat(300_000) }] });
+    expect(big.status).toBe(400);
+    expect((await problem(big)).code).toBe("bad_request:too_large");
+    const wrongType = await send(JSON.stringify(hello), { "content-type": "text/plain" });
+    expect(wrongType.status).toBe(400);
+  });
+
+  it("answers 403 to a pasted private key, without calling the model", async () => {
+    const { send, model } = setup();
+    const response = await send({ messages: [{ role: "user", content: `my key is ${"ab12".repeat(16)}` }] });
+    expect(response.status).toBe(403);
+    expect((await problem(response)).code).toBe("forbidden:unsafe_content");
+    expect(model.doStreamCalls).toHaveLength(0);
+  });
+
+  it("answers 402 to a PAYMENT-SIGNATURE that is not a payment payload", async () => {
+    const { send } = setup();
+    const response = await send({ ...hello, walletAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }, { "PAYMENT-SIGNATURE": "bm90IGpzb24=" });
+    expect(response.status).toBe(402);
+    expect((await problem(response)).code).toBe("payment_required:invalid_signature");
+  });
+
+  it("answers 429 past the rate limit, with Retry-After at most 50 s and RateLimit headers", async () => {
+    const { send } = setup({ env: { RATE_LIMIT_REQUESTS: "2", RATE_LIMIT_WINDOW_SECONDS: "50" } });
+    expect((await send(hello)).status).toBe(200);
+    const second = await send(hello);
+    expect(second.headers.get("ratelimit")).toMatch(/limit=2, remaining=0/);
+    const third = await send(hello);
+    expect(third.status).toBe(429);
+    const retryAfter = Number(third.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(50);
+    expect(third.headers.get("ratelimit-policy")).toBe("2;w=50");
+    expect((await problem(third)).code).toBe("rate_limited");
+  });
+
+  it("answers 503 when the model provider refuses the first call", async () => {
+    const failing = new MockLanguageModelV4({
+      doStream: async () => {
+        throw new Error("connect ECONNREFUSED 127.0.0.1:1234");
+      },
+    });
+    const { send } = setup({ model: failing });
+    const response = await send(hello);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("10");
+    const body = await problem(response);
+    expect(body.code).toBe("unavailable:model");
+    expect(JSON.stringify(body)).not.toContain("ECONNREFUSED");
+  });
+});
