@@ -9,7 +9,9 @@ describe("readDemoIntent", () => {
     ["How much is bitcoin right now?", { kind: "buy", query: "crypto price", parameter: { name: "symbol", value: "BTC" } }],
     ["ETH spot price please", { kind: "buy", query: "crypto price", parameter: { name: "symbol", value: "ETH" } }],
     ["Get today's headlines about AI", { kind: "buy", query: "news headlines", parameter: { name: "topic", value: "AI" } }],
-    ["buy the premium report", { kind: "buy", query: "premium report" }],
+    ["buy the premium report", { kind: "buy", query: "premium report", parameter: { name: "topic", value: "the market" } }],
+    ["EUR exchange rates please", { kind: "buy", query: "exchange rates", parameter: { name: "base", value: "EUR" } }],
+    ["run an analysis on ethereum", { kind: "buy", query: "analysis", parameter: { name: "topic", value: "ethereum" } }],
   ])("%s", (text, expected) => {
     expect(readDemoIntent(text)).toEqual(expected);
   });

@@ -49,9 +49,9 @@ function findSymbol(text: string): string {
   return ticker && ticker !== "USD" ? ticker : "BTC";
 }
 
-function findTopic(text: string): string {
+function findTopic(text: string, fallback = "technology"): string {
   const match = /\b(?:about|on|regarding|for)\s+([\p{L}\p{N}][\p{L}\p{N}\s-]{0,40}?)\s*(?:[?.!,]|$|\btoday\b|\bplease\b)/iu.exec(text);
-  return match?.[1]?.trim() || "technology";
+  return match?.[1]?.trim() || fallback;
 }
 
 export function readDemoIntent(text: string): DemoIntent {
@@ -59,14 +59,21 @@ export function readDemoIntent(text: string): DemoIntent {
   const wantsList = DISCOVERY_WORDS.test(text) && !/\bbuy\b|\bpurchase\b/.test(lower);
 
   let topic: DemoIntent | undefined;
+  // The most specific service words win: "news about bitcoin" is news, "a report on ETH" a report.
   if (/\b(weather|forecast|temperature|rain(ing)?|sunny|humid)/.test(lower)) {
     topic = { kind: "buy", query: "weather", parameter: { name: "city", value: findCity(text) } };
-  } else if (/\b(crypto|bitcoin|btc|ethereum|eth|solana|token price|spot price|coin)\b/.test(lower)) {
-    topic = { kind: "buy", query: "crypto price", parameter: { name: "symbol", value: findSymbol(text) } };
+  } else if (/\b(premium|report)\b/.test(lower)) {
+    topic = { kind: "buy", query: "premium report", parameter: { name: "topic", value: findTopic(text, "the market") } };
+  } else if (/\b(analysis|analyse|analyze|sentiment)\b/.test(lower)) {
+    topic = { kind: "buy", query: "analysis", parameter: { name: "topic", value: findTopic(text) } };
   } else if (/\b(news|headlines?)\b/.test(lower)) {
     topic = { kind: "buy", query: "news headlines", parameter: { name: "topic", value: findTopic(text) } };
-  } else if (/\b(premium|report)\b/.test(lower)) {
-    topic = { kind: "buy", query: "premium report" };
+  } else if (/\b(exchange rates?|fx|forex|currency|currencies)\b/.test(lower)) {
+    topic = { kind: "buy", query: "exchange rates", parameter: { name: "base", value: /\b([A-Z]{3})\b/.exec(text)?.[1] ?? "EUR" } };
+  } else if (/\btranslat/.test(lower)) {
+    topic = { kind: "buy", query: "translate", parameter: { name: "text", value: /["“](.+?)["”]/.exec(text)?.[1] ?? text.slice(0, 100) } };
+  } else if (/\b(crypto|bitcoin|btc|ethereum|eth|solana|token price|spot price|coin)\b/.test(lower)) {
+    topic = { kind: "buy", query: "crypto price", parameter: { name: "symbol", value: findSymbol(text) } };
   }
 
   if (wantsList) return { kind: "discover", query: topic?.kind === "buy" ? topic.query : undefined };
