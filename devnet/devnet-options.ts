@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+/** Options of `startDevnet`; every one has a default suited to `npm run dev`. */
+export const DevnetOptions = z.object({
+  /** 0 mines a block per transaction (instant); n > 0 mines a block every n seconds. */
+  blockTimeSeconds: z.number().int().min(0).max(60).default(0),
+  /** Blocks the facilitator waits for before reporting a settlement (1 = included in a block). */
+  confirmations: z.number().int().min(1).max(64).default(1),
+  /** How long the slow demo service takes to answer. */
+  slowDelayMs: z.number().int().min(0).max(120_000).default(3_000),
+  /** Bound on the facilitator's wait for a settlement receipt; past it, `settlement_pending`. */
+  settleTimeoutMs: z.number().int().min(100).max(600_000).default(20_000),
+  /** Bound on a service's wait for the facilitator (verify or settle); past it, the service answers 502. */
+  facilitatorTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+  chainId: z.number().int().min(1).default(31337),
+  /** USDC (base units, 6 decimals) minted to the agent and the demo user. */
+  walletUsdc: z.bigint().min(0n).default(100_000_000n),
+  /** Where to write the coordinates JSON; nothing is written when absent. Removed again on stop. */
+  writeFile: z.string().min(1).optional(),
+});
+
+export type StartDevnetOptions = z.input<typeof DevnetOptions>;
+export type ResolvedDevnetOptions = z.output<typeof DevnetOptions>;
+
+/**
+ * Reads the command-line flags and environment of `npm run devnet` / `npm run dev`. Flags win
+ * over the environment. `--block-time 2` (or `DEVNET_BLOCK_TIME=2`), `--confirmations`,
+ * `--slow-delay-ms`, `--settle-timeout-ms`, `--file` (or `DEVNET_FILE`).
+ */
+export function parseDevnetCliOptions(argv: readonly string[], environment: NodeJS.ProcessEnv): StartDevnetOptions {
+  const flags = new Map<string, string>();
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index] ?? "";
+    if (!argument.startsWith("--")) throw new Error(`unexpected argument "${argument}"`);
+    const [name, inlineValue] = argument.slice(2).split("=", 2) as [string, string | undefined];
+    const value = inlineValue ?? argv[++index];
+    if (value === undefined) throw new Error(`--${name} needs a value`);
+    flags.set(name, value);
+  }
+  const known = new Set(["block-time", "confirmations", "slow-delay-ms", "settle-timeout-ms", "file"]);
+  for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
+
+  const number = (flag: string, variable: string): number | undefined => {
+    const text = flags.get(flag) ?? environment[variable];
+    if (text === undefined || text === "") return undefined;
+    const value = Number(text);
+    if (!Number.isFinite(value)) throw new Error(`--${flag} (${variable}) must be a number, not "${text}"`);
+    return value;
+  };
+  const options: StartDevnetOptions = {
+    blockTimeSeconds: number("block-time", "DEVNET_BLOCK_TIME"),
+    confirmations: number("confirmations", "DEVNET_CONFIRMATIONS"),
+    slowDelayMs: number("slow-delay-ms", "DEVNET_SLOW_DELAY_MS"),
+    settleTimeoutMs: number("settle-timeout-ms", "DEVNET_SETTLE_TIMEOUT_MS"),
+    writeFile: flags.get("file") ?? (environment.DEVNET_FILE || ".devnet/devnet.json"),
+  };
+  // Validate here so that a bad flag fails before anything starts, with the option's name.
+  const parsed = DevnetOptions.safeParse(options);
+  if (!parsed.success) {
+    throw new Error(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+  }
+  return options;
+}

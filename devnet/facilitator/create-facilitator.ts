@@ -1,0 +1,24 @@
+import { x402Facilitator } from "@x402/core/facilitator";
+import type { Network } from "@x402/core/types";
+import type { FacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
+
+export type CreateFacilitatorOptions = {
+  signer: FacilitatorEvmSigner;
+  /** CAIP-2 network for x402 v2, e.g. "eip155:31337". */
+  network: Network;
+  /** The same chain's x402 v1 name (see lib/network/local-v1-network.ts). */
+  v1Network: string;
+};
+
+/**
+ * The facilitator role from @x402/core with @x402/evm's exact scheme, for x402 v2 and v1 on the
+ * local chain only. Simulation before settling stays off (the library's default): verify has
+ * just simulated the same transfer.
+ */
+export function createFacilitator(options: CreateFacilitatorOptions): x402Facilitator {
+  return new x402Facilitator()
+    .register(options.network, new ExactEvmScheme(options.signer))
+    .registerV1(options.v1Network as Network, new ExactEvmSchemeV1(options.signer));
+}

@@ -1,0 +1,152 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Deterministic synthetic data for the demo services: the same question always gets the same
+ * answer (so tests and screenshots are stable), and every answer says plainly that it is
+ * made up, so nobody mistakes it for real weather, prices or news.
+ */
+export const DEMO_NOTE = "Synthetic demo data from the local x402 devnet. It is made up and must not be used for real decisions.";
+
+export type DemoLabel = { demo: true; note: string };
+const label: DemoLabel = { demo: true, note: DEMO_NOTE };
+
+/** A stable pseudo-random number in [0, 1) for a seed and a draw index. */
+export function seededFraction(seed: string, index: number): number {
+  const digest = createHash("sha256").update(`${seed.toLowerCase()}#${index}`).digest();
+  return digest.readUInt32BE(0) / 2 ** 32;
+}
+
+function seededInteger(seed: string, index: number, min: number, max: number): number {
+  return min + Math.floor(seededFraction(seed, index) * (max - min + 1));
+}
+
+function pick<T>(seed: string, index: number, options: readonly T[]): T {
+  const choice = options[seededInteger(seed, index, 0, options.length - 1)];
+  if (choice === undefined) throw new Error("pick from an empty list");
+  return choice;
+}
+
+function titleCase(text: string): string {
+  return text.replace(/\b\p{L}/gu, (letter) => letter.toUpperCase());
+}
+
+const CONDITIONS = ["sunny", "partly cloudy", "cloudy", "light rain", "showers", "thunderstorms", "fog", "windy", "snow flurries"] as const;
+
+export function weatherReport(city: string) {
+  const temperature = seededInteger(city, 1, -5, 34);
+  return {
+    ...label,
+    city: titleCase(city),
+    conditions: pick(city, 2, CONDITIONS),
+    temperatureCelsius: temperature,
+    humidityPercent: seededInteger(city, 3, 20, 95),
+    windKph: seededInteger(city, 4, 0, 45),
+    forecast: [1, 2, 3].map((day) => ({
+      day: `day ${day}`,
+      conditions: pick(city, 10 + day, CONDITIONS),
+      highCelsius: temperature + seededInteger(city, 20 + day, 0, 6),
+      lowCelsius: temperature - seededInteger(city, 30 + day, 2, 9),
+    })),
+  };
+}
+
+/** Rough anchors so that the well-known symbols look plausible; others get a made-up price. */
+const ANCHOR_PRICES_USD: Record<string, number> = { BTC: 65_000, ETH: 3_200, SOL: 150, USDC: 1, DAI: 1, LINK: 15, DOGE: 0.12, AVAX: 30 };
+
+export function spotPrice(symbol: string) {
+  const upper = symbol.toUpperCase();
+  const anchor = ANCHOR_PRICES_USD[upper] ?? 0.5 + seededFraction(upper, 1) * 200;
+  // Stablecoins stay at their peg; everything else wanders a few percent around its anchor.
+  const drift = anchor === 1 ? 0 : (seededFraction(upper, 2) - 0.5) * 0.08;
+  const price = anchor * (1 + drift);
+  return {
+    ...label,
+    symbol: upper,
+    quoteCurrency: "USD",
+    price: price >= 1 ? price.toFixed(2) : price.toFixed(6),
+    change24hPercent: Number(((seededFraction(upper, 3) - 0.5) * 12).toFixed(2)),
+    volume24hUsd: Math.round(anchor * seededInteger(upper, 4, 10_000, 5_000_000)),
+    source: "devnet synthetic price feed",
+  };
+}
+
+const HEADLINE_TEMPLATES = [
+  "{Topic} leaders meet to discuss the year ahead",
+  "New study sheds light on {topic}",
+  "Five things to know about {topic} this week",
+  "Analysts split on the outlook for {topic}",
+  "{Topic}: a quiet revolution few have noticed",
+  "Local startup bets big on {topic}",
+  "Why {topic} is suddenly everywhere",
+  "Regulators take a fresh look at {topic}",
+] as const;
+const SOURCES = ["The Devnet Times", "Loopback Ledger", "Anvil Daily", "127 Gazette", "Block Zero News"] as const;
+
+export function newsHeadlines(topic: string) {
+  const fill = (template: string) => template.replaceAll("{topic}", topic.toLowerCase()).replaceAll("{Topic}", titleCase(topic));
+  const start = seededInteger(topic, 1, 0, HEADLINE_TEMPLATES.length - 1);
+  return {
+    ...label,
+    topic,
+    headlines: [0, 1, 2, 3, 4].map((offset) => ({
+      title: fill(HEADLINE_TEMPLATES[(start + offset) % HEADLINE_TEMPLATES.length] ?? HEADLINE_TEMPLATES[0]),
+      source: pick(topic, 10 + offset, SOURCES),
+      minutesAgo: seededInteger(topic, 20 + offset, 3, 600),
+    })),
+  };
+}
+
+export function premiumReport(topic: string) {
+  const growth = Number(((seededFraction(topic, 1) - 0.3) * 30).toFixed(1));
+  return {
+    ...label,
+    topic,
+    title: `${titleCase(topic)}: the premium outlook`,
+    executiveSummary: `A made-up deep dive into ${topic}: size, momentum and risks, written by the devnet to show what an expensive answer looks like.`,
+    keyFigures: {
+      marketSizeUsdBillions: seededInteger(topic, 2, 1, 900),
+      annualGrowthPercent: growth,
+      confidencePercent: seededInteger(topic, 3, 55, 95),
+    },
+    sections: [
+      { heading: "Where things stand", body: `${titleCase(topic)} is ${growth >= 0 ? "growing" : "shrinking"} at ${Math.abs(growth)}% a year in this synthetic scenario.` },
+      { heading: "What to watch", body: `Three invented signals: ${pick(topic, 4, ["pricing", "regulation", "talent"])}, ${pick(topic, 5, ["supply", "demand", "sentiment"])} and ${pick(topic, 6, ["competition", "funding", "technology"])}.` },
+      { heading: "Risks", body: `The main made-up risk is ${pick(topic, 7, ["overcapacity", "a funding squeeze", "a regulatory shift", "slowing adoption"])}.` },
+    ],
+    riskRating: pick(topic, 8, ["low", "moderate", "elevated", "high"] as const),
+  };
+}
+
+export function sentimentAnalysis(topic: string, delayMs: number) {
+  const score = Number(((seededFraction(topic, 1) - 0.5) * 2).toFixed(2));
+  return {
+    ...label,
+    topic,
+    sentiment: score > 0.2 ? "bullish" : score < -0.2 ? "bearish" : "neutral",
+    score,
+    sampleSize: seededInteger(topic, 2, 500, 50_000),
+    analysisMs: delayMs,
+  };
+}
+
+const CURRENCIES = ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD"] as const;
+/** Units of each currency per US dollar, roughly; the demo wiggles them deterministically. */
+const PER_USD: Record<(typeof CURRENCIES)[number], number> = { USD: 1, EUR: 0.92, GBP: 0.79, JPY: 150, CHF: 0.88, CAD: 1.36, AUD: 1.52 };
+
+export function exchangeRates(base: string) {
+  const baseCode = base.toUpperCase() as (typeof CURRENCIES)[number];
+  const basePerUsd = PER_USD[baseCode];
+  const rates: Record<string, string> = {};
+  for (const code of CURRENCIES) {
+    if (code === baseCode) continue;
+    const wiggle = 1 + (seededFraction(`${baseCode}/${code}`, 1) - 0.5) * 0.02;
+    rates[code] = ((PER_USD[code] / basePerUsd) * wiggle).toFixed(4);
+  }
+  return { ...label, base: baseCode, rates };
+}
+
+export const SUPPORTED_CURRENCIES = CURRENCIES;
+
+export function translation(text: string, targetLanguage: string) {
+  return { ...label, text, targetLanguage, translation: `[${targetLanguage}] ${text}` };
+}
