@@ -1,0 +1,178 @@
+"use client";
+
+import { useCallback, useMemo, useState } from "react";
+import { useConnection } from "wagmi";
+import { formatUsdc } from "@/lib/money";
+import { isSettled, serviceNameOf, type AssistantTurn } from "@/lib/client/chat-state";
+import { useNetwork } from "@/lib/client/network-context";
+import { NETWORK_LABELS } from "@/lib/client/public-network-config";
+import { usePayerMode, useLimitsDraft, validateLimitsDraft } from "@/lib/client/preferences";
+import { spentInLastDay, useReceipts } from "@/lib/client/receipts";
+import { useChat } from "@/lib/client/use-chat";
+import { useNow } from "@/lib/client/use-now";
+import type { ApprovalRequest } from "@/lib/stream";
+import { LimitsPanel } from "../settings/limits-panel";
+import { PayerToggle } from "../settings/payer-toggle";
+import { ReceiptsPanel } from "../settings/receipts-panel";
+import { WalletPanel } from "../wallet/wallet-panel";
+import { Composer } from "./composer";
+import { MessageList } from "./message-list";
+
+const EXAMPLES = ["What's the weather in Lisbon?", "Which paid services can you find?", "Buy the premium report"];
+
+/** The chat page: conversation, composer, and the wallet, payer, limits and receipts panels. */
+export function ChatApp() {
+  const network = useNetwork();
+  const connection = useConnection();
+  const { turns, busy, cooldownSeconds, send, sendSignature, markRejected, stop } = useChat();
+  const payer = usePayerMode();
+  const limitsDraft = useLimitsDraft();
+  const receipts = useReceipts();
+  const [draft, setDraft] = useState("");
+  const [panelOpen, setPanelOpen] = useState(false);
+  const minuteClock = useNow(true, 30_000);
+
+  const limits = useMemo(() => validateLimitsDraft(limitsDraft), [limitsDraft]);
+  const spentLastDay = formatUsdc(spentInLastDay(receipts, Math.max(minuteClock, receipts[0]?.at ?? 0)));
+  const walletAddress = connection.status === "connected" ? connection.address : undefined;
+  const wrongChain = walletAddress !== undefined && connection.chainId !== network.chainId;
+
+  // Bumps when a payment settles or a turn ends, so the wallet balance is read again.
+  const settledCount = useMemo(
+    () =>
+      turns.reduce(
+        (count, turn) =>
+          turn.role === "assistant"
+            ? count + Object.values(turn.payments).filter((view) => isSettled(view.status)).length + (turn.finish ? 1 : 0)
+            : count,
+        0,
+      ),
+    [turns],
+  );
+
+  let blocker: string | undefined;
+  if (!limits.ok) blocker = "Fix the spending limits before sending.";
+  else if (payer === "wallet" && !walletAddress) blocker = "“My wallet” is selected: connect a wallet first, or choose the agent wallet.";
+  else if (payer === "wallet" && wrongChain) blocker = `Switch your wallet to ${NETWORK_LABELS[network.network]} first.`;
+
+  const sendText = useCallback(
+    async (text: string) => {
+      const trimmed = text.trim();
+      if (!trimmed || !limits.ok) return;
+      setDraft("");
+      const outcome = await send(trimmed, {
+        walletAddress: payer === "wallet" ? walletAddress : undefined,
+        spendingLimits: limits.limits,
+      });
+      // A refused message (rate limit, validation) comes back to the box to send again.
+      if (outcome === "refused") setDraft((current) => (current === "" ? trimmed : current));
+    },
+    [send, limits, payer, walletAddress],
+  );
+
+  const onSigned = useCallback(
+    (turnId: string, paymentId: string, approval: ApprovalRequest, signature: `0x${string}`) => {
+      void sendSignature(turnId, paymentId, approval, signature);
+    },
+    [sendSignature],
+  );
+
+  const onReject = useCallback(
+    (turnId: string, paymentId: string) => {
+      const turn = turns.find((item): item is AssistantTurn => item.role === "assistant" && item.id === turnId);
+      const view = turn?.payments[paymentId];
+      markRejected(turnId, paymentId);
+      if (!view) return;
+      const amount = view.approval?.amount ?? view.details.amount;
+      void sendText(`I declined the payment${amount ? ` of ${amount} USDC` : ""} to ${serviceNameOf(view)}.`);
+    },
+    [turns, markRejected, sendText],
+  );
+
+  const idle = !busy && cooldownSeconds === 0;
+
+  return (
+    <div className="app-shell">
+      <header className="app-header">
+        <h1 className="app-title">x402 payment agent</h1>
+        <span className={`network-badge network-badge--${network.network}`} data-testid="network-badge">
+          {NETWORK_LABELS[network.network]}
+        </span>
+        <button
+          type="button"
+          className="button button--small panel-toggle"
+          aria-expanded={panelOpen}
+          aria-controls="side-panel"
+          onClick={() => setPanelOpen((open) => !open)}
+        >
+          {panelOpen ? "Back to chat" : "Wallet & limits"}
+        </button>
+      </header>
+
+      <div className="app-body">
+        <main className={`chat${panelOpen ? " chat--hidden-on-phone" : ""}`} aria-label="Chat">
+          <MessageList
+            turns={turns}
+            idle={idle}
+            onSigned={onSigned}
+            onReject={onReject}
+            emptyState={
+              <div className="empty">
+                <h2 className="empty__title">Ask the agent to find and buy data</h2>
+                <p className="muted">
+                  It discovers paid HTTP services that speak x402 and pays them in USDC on {NETWORK_LABELS[network.network]}, within your
+                  limits.
+                </p>
+                <ul className="empty__examples">
+                  {EXAMPLES.map((example) => (
+                    <li key={example}>
+                      <button type="button" className="chip" onClick={() => setDraft(example)}>
+                        {example}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            }
+          />
+          <Composer
+            draft={draft}
+            onDraftChange={setDraft}
+            onSend={() => void sendText(draft)}
+            onStop={stop}
+            busy={busy}
+            cooldownSeconds={cooldownSeconds}
+            blocker={blocker}
+          />
+        </main>
+
+        <aside id="side-panel" className={`side-panel${panelOpen ? " side-panel--open" : ""}`} aria-label="Wallet, payer and limits">
+          <section className="panel" aria-labelledby="wallet-heading">
+            <h2 id="wallet-heading" className="panel__title">
+              Wallet
+            </h2>
+            <WalletPanel refreshKey={settledCount} />
+          </section>
+          <section className="panel" aria-labelledby="payer-heading">
+            <h2 id="payer-heading" className="panel__title">
+              Who pays
+            </h2>
+            <PayerToggle value={payer} />
+          </section>
+          <section className="panel" aria-labelledby="limits-heading">
+            <h2 id="limits-heading" className="panel__title">
+              Spending limits
+            </h2>
+            <LimitsPanel draft={limitsDraft} validation={limits} spentLastDay={spentLastDay} />
+          </section>
+          <section className="panel" aria-labelledby="receipts-heading">
+            <h2 id="receipts-heading" className="panel__title">
+              Receipts
+            </h2>
+            <ReceiptsPanel receipts={receipts} now={minuteClock} />
+          </section>
+        </aside>
+      </div>
+    </div>
+  );
+}

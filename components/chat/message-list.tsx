@@ -1,0 +1,53 @@
+"use client";
+
+import { useLayoutEffect, useRef, type ReactNode } from "react";
+import type { Turn } from "@/lib/client/chat-state";
+import type { ApprovalRequest } from "@/lib/stream";
+import { AssistantMessage } from "./assistant-message";
+
+export type MessageListProps = {
+  turns: readonly Turn[];
+  idle: boolean;
+  onSigned: (turnId: string, paymentId: string, approval: ApprovalRequest, signature: `0x${string}`) => void;
+  onReject: (turnId: string, paymentId: string) => void;
+  emptyState: ReactNode;
+};
+
+/** How close to the bottom (px) still counts as "following" the conversation. */
+const FOLLOW_THRESHOLD = 96;
+
+export function MessageList({ turns, idle, onSigned, onReject, emptyState }: MessageListProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+
+  // Follow new content only while the reader is at the bottom; never yank them back up or down.
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element && following.current) element.scrollTop = element.scrollHeight;
+  }, [turns]);
+
+  return (
+    <div
+      ref={scroller}
+      className="message-list"
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        following.current = element.scrollHeight - element.scrollTop - element.clientHeight < FOLLOW_THRESHOLD;
+      }}
+    >
+      <div role="log" aria-live="polite" aria-relevant="additions text" aria-label="Conversation" className="message-list__inner">
+        {turns.length === 0 ? emptyState : null}
+        {turns.map((turn) =>
+          turn.role === "user" ? (
+            <article key={turn.id} className={`message message--user${turn.excluded ? " message--excluded" : ""}`} data-testid="user-message" aria-label="You">
+              <p className="message__user-text">{turn.content}</p>
+              {turn.excluded ? <p className="message__flag">Not sent to the agent</p> : null}
+            </article>
+          ) : (
+            <AssistantMessage key={turn.id} turn={turn} idle={idle} onSigned={onSigned} onReject={onReject} />
+          ),
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,151 @@
+"use client";
+
+import { STATUS_LABELS, serviceNameOf, type PaymentView } from "@/lib/client/chat-state";
+import { formatElapsed, hostOf, shortHex } from "@/lib/client/format";
+import { useNetwork } from "@/lib/client/network-context";
+import { useNow } from "@/lib/client/use-now";
+import { PAYMENT_STATUS_ORDER, type PaymentFailureReason, type PaymentStatus } from "@/lib/stream";
+import { ApprovalCard } from "./approval-card";
+import { networkName } from "./network-name";
+import { TransactionHash } from "./transaction-hash";
+
+const FAILURE_WORDING: Record<PaymentFailureReason, string> = {
+  "payment-failed": "The payment did not go through.",
+  "limit-exceeded": "It would exceed your spending limits, so it was never signed.",
+  "insufficient-balance": "The paying wallet does not hold enough USDC.",
+  "service-unavailable": "The service did not answer.",
+  rejected: "The payment was declined.",
+  deadline: "The request ran out of time.",
+  aborted: "The payment was stopped.",
+};
+
+type Step = { label: string; statuses: readonly PaymentStatus[] };
+
+const STEPS: readonly Step[] = [
+  { label: "Quote", statuses: ["quoted"] },
+  { label: "Approve", statuses: ["awaiting-approval"] },
+  { label: "Sign", statuses: ["signing"] },
+  { label: "Verify", statuses: ["verifying"] },
+  { label: "Settle", statuses: ["settling", "pending"] },
+  { label: "Confirm", statuses: ["confirmed"] },
+  { label: "Deliver", statuses: ["delivered"] },
+];
+
+const rank = (status: PaymentStatus) => PAYMENT_STATUS_ORDER.indexOf(status);
+
+/** Statuses that mean their step is complete once reached (the others are work in progress). */
+const COMPLETE_ON_REACH: ReadonlySet<PaymentStatus> = new Set(["quoted", "confirmed", "delivered"]);
+
+type StepState = "done" | "current" | "failed" | "todo";
+
+function stepStates(steps: readonly Step[], view: PaymentView): StepState[] {
+  const reached = rank(view.progress);
+  const states = steps.map((step): StepState => {
+    const first = Math.min(...step.statuses.map(rank));
+    const last = Math.max(...step.statuses.map(rank));
+    if (reached > last || (reached >= first && COMPLETE_ON_REACH.has(view.progress))) return "done";
+    return reached >= first ? "current" : "todo";
+  });
+  if (view.status === "failed") {
+    const index = states.includes("current") ? states.indexOf("current") : states.indexOf("todo");
+    if (index >= 0) states[index] = "failed";
+  }
+  return states;
+}
+
+function Progress({ view, needsApproval }: { view: PaymentView; needsApproval: boolean }) {
+  const steps = needsApproval ? STEPS : STEPS.filter((step) => step.label !== "Approve");
+  const states = stepStates(steps, view);
+  return (
+    <ol className="progress" aria-label="Payment progress">
+      {steps.map((step, index) => {
+        const state = states[index] ?? "todo";
+        return (
+          <li key={step.label} className={`progress__step progress__step--${state}`} aria-current={state === "current" ? "step" : undefined}>
+            <span className="progress__dot" aria-hidden="true" />
+            <span className="progress__label">{step.label}</span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+export type PaymentCardProps = {
+  view: PaymentView;
+  /** The turn is still receiving events: the elapsed clock runs. */
+  active: boolean;
+  canAct: boolean;
+  onSigned: (signature: `0x${string}`) => void;
+  onReject: () => void;
+};
+
+export function PaymentCard({ view, active, canAct, onSigned, onReject }: PaymentCardProps) {
+  const network = useNetwork();
+  const running = active && view.endedAt === undefined;
+  const now = useNow(running, 100);
+  const elapsed = (view.endedAt ?? (running ? Math.max(now, view.updatedAt) : view.updatedAt)) - view.firstSeenAt;
+  const { details, approval } = view;
+  const amount = details.amount ?? approval?.amount;
+  const payTo = details.payTo ?? approval?.payTo;
+  const resource = details.resource ?? approval?.resource;
+  const service = serviceNameOf(view);
+  const needsApproval = approval !== undefined || view.status === "awaiting-approval";
+  const showApproval = approval !== undefined && (view.status === "awaiting-approval" || view.decision !== undefined);
+
+  return (
+    <article
+      className={`payment-card payment-card--${view.status}`}
+      data-testid="payment-card"
+      data-status={view.status}
+      data-payment-id={view.id}
+      aria-label={`Payment to ${service}: ${STATUS_LABELS[view.status]}`}
+    >
+      <header className="card-header">
+        <span className="card-title">
+          Payment to {service}
+          {resource && details.service ? <span className="card-title__sub">{hostOf(resource)}</span> : null}
+        </span>
+        <span className={`status-badge status-badge--${view.status}`} data-testid="payment-status">
+          {STATUS_LABELS[view.status]}
+        </span>
+      </header>
+      <dl className="facts">
+        <div>
+          <dt>Amount</dt>
+          <dd data-testid="payment-amount">{amount ? `${amount} USDC` : "—"}</dd>
+        </div>
+        <div>
+          <dt>Payee</dt>
+          <dd title={payTo}>{payTo ? shortHex(payTo) : "—"}</dd>
+        </div>
+        <div>
+          <dt>Network</dt>
+          <dd>{networkName(details.network ?? approval?.network, network)}</dd>
+        </div>
+        <div>
+          <dt>Elapsed</dt>
+          <dd className="tabular">{formatElapsed(elapsed)}</dd>
+        </div>
+      </dl>
+      <Progress view={view} needsApproval={needsApproval} />
+      {details.txHash ? (
+        <p className="payment-card__tx">
+          Transaction <TransactionHash hash={details.txHash} explorerUrl={details.explorerUrl} />
+        </p>
+      ) : null}
+      {details.message ? <p className="card-message">{details.message}</p> : null}
+      {view.status === "failed" && details.reason ? <p className="card-message card-message--warning">{FAILURE_WORDING[details.reason]}</p> : null}
+      {showApproval && approval ? (
+        <ApprovalCard
+          approval={approval}
+          serviceName={service}
+          decision={view.decision}
+          canAct={canAct}
+          onSigned={onSigned}
+          onReject={onReject}
+        />
+      ) : null}
+    </article>
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * A real 429: a second `next start` of the same build, against the same local world, with a
+ * tight rate limit (2 requests per 3 s). All direct callers share one bucket, so two requests
+ * from the test use it up; the page's next message gets 429 with Retry-After.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startAppServer, type AppServer } from "./support/app-server";
+import { gotoChat, launchBrowser, openPage, screenshot, sendMessage } from "./support/browser";
+import "./support/context";
+
+const { devnetFile } = inject("e2e");
+let browser: Browser;
+let server: AppServer;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([
+    launchBrowser(),
+    startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile, RATE_LIMIT_REQUESTS: "2", RATE_LIMIT_WINDOW_SECONDS: "3" }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), server?.stop()]);
+});
+
+async function useUpRateLimit(url: string): Promise<void> {
+  for (let index = 0; index < 2; index++) {
+    const response = await fetch(`${url}/api/chat`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }),
+    });
+    await response.arrayBuffer();
+  }
+}
+
+describe("rate limit cooldown (real server)", () => {
+  it("shows the countdown from Retry-After and re-enables sending when it ends", async () => {
+    const { page, context } = await openPage(browser);
+    try {
+      await gotoChat(page, server.url);
+      await useUpRateLimit(server.url);
+      await sendMessage(page, "hello");
+
+      const cooldown = page.getByTestId("cooldown");
+      await cooldown.waitFor({ timeout: 10_000 });
+      const seconds = Number(await cooldown.getAttribute("data-seconds"));
+      expect(seconds).toBeGreaterThanOrEqual(1);
+      expect(seconds).toBeLessThanOrEqual(3);
+      expect(await page.getByTestId("send-button").isDisabled()).toBe(true);
+      expect(await page.getByTestId("request-problem").last().innerText()).toMatch(/too many requests/i);
+      await screenshot(page, "cooldown-real-429");
+
+      await cooldown.waitFor({ state: "detached", timeout: 6_000 });
+      expect(await page.getByTestId("send-button").isEnabled()).toBe(true);
+      // The refused message came back to the box; sending it now works.
+      await page.getByTestId("chat-input").press("Enter");
+      await page.getByTestId("finish-reason").last().waitFor({ timeout: 30_000 });
+    } finally {
+      await context.close();
+    }
+  });
+});
