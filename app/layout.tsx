@@ -5,6 +5,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "x402 payment agent",
   description: "An AI agent that finds paid x402 services and pays them in USDC within your spending limits.",
+  icons: { icon: { url: "/icon.svg", type: "image/svg+xml" } },
 };
 
 export const viewport: Viewport = {

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import type { TypedData } from "viem";
 import { useConnection, useSignTypedData, useSwitchChain } from "wagmi";
-import { formatCountdown, hostOf, shortHex } from "@/lib/client/format";
+import { formatCountdown, shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
 import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { useNow } from "@/lib/client/use-now";
@@ -72,8 +72,19 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
   else if (wrongAccount) blocker = `The connected wallet is ${shortHex(connection.address ?? "")}, but this quote must be signed by ${shortHex(signer)}.`;
   else if (wrongChain) blocker = `Your wallet is on another network. Switch to ${NETWORK_LABELS[network.network]} to sign.`;
 
+  if (decision !== undefined) {
+    // Decided: one line is enough; the payment card above shows what happened next.
+    return (
+      <p className="approval-card approval-card--decided" data-testid="approval-card" data-decision={decision}>
+        {decision === "approved"
+          ? `You approved ${approval.amount} USDC to ${serviceName}; your signature was sent.`
+          : `You declined ${approval.amount} USDC to ${serviceName}. Nothing was signed.`}
+      </p>
+    );
+  }
+
   return (
-    <section className="approval-card" data-testid="approval-card" data-decision={decision ?? "open"} aria-labelledby={headingId}>
+    <section className="approval-card" data-testid="approval-card" data-decision="open" aria-labelledby={headingId}>
       <h3 id={headingId} className="approval-card__title">
         Approve payment of {approval.amount} USDC?
       </h3>
@@ -84,13 +95,7 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
         </div>
         <div>
           <dt>Service</dt>
-          <dd>
-            {serviceName}
-            <span className="facts__sub" title={approval.resource}>
-              {approval.method} {hostOf(approval.resource)}
-              {safePath(approval.resource)}
-            </span>
-          </dd>
+          <dd>{serviceName}</dd>
         </div>
         <div>
           <dt>Payee</dt>
@@ -102,15 +107,17 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
         </div>
         <div>
           <dt>Expires</dt>
-          <dd data-testid="approval-expiry">{open ? (expired ? "Expired" : `in ${formatCountdown(secondsLeft)}`) : "—"}</dd>
+          <dd data-testid="approval-expiry">{expired ? "Expired" : `in ${formatCountdown(secondsLeft)}`}</dd>
         </div>
       </dl>
+      <p className="approval-card__resource">
+        <span className="muted">Buys </span>
+        <code>
+          {approval.method} {approval.resource}
+        </code>
+      </p>
 
-      {decision === "approved" ? (
-        <p className="approval-card__outcome">Approved. Your signature was sent; the payment is processing.</p>
-      ) : decision === "rejected" ? (
-        <p className="approval-card__outcome">You declined this payment. Nothing was signed.</p>
-      ) : expired ? (
+      {expired ? (
         <p className="approval-card__outcome">This quote has expired. Ask again for a fresh quote.</p>
       ) : (
         <>
@@ -157,13 +164,4 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
       )}
     </section>
   );
-}
-
-function safePath(resource: string): string {
-  try {
-    const url = new URL(resource);
-    return url.pathname === "/" ? "" : url.pathname;
-  } catch {
-    return "";
-  }
 }

@@ -94,7 +94,9 @@ export function ChatApp() {
   return (
     <div className="app-shell">
       <header className="app-header">
-        <h1 className="app-title">x402 payment agent</h1>
+        <h1 className="app-title">
+          x402 <span className="app-title__long">payment </span>agent
+        </h1>
         <span className={`network-badge network-badge--${network.network}`} data-testid="network-badge">
           {NETWORK_LABELS[network.network]}
         </span>

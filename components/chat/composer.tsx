@@ -42,7 +42,7 @@ export function Composer({ draft, onDraftChange, onSend, onStop, busy, cooldownS
 
   const hint =
     cooldownSeconds > 0
-      ? `Too many requests: you can send again in ${cooldownSeconds} s.`
+      ? "Too many requests: you can send again when the countdown on the button ends."
       : (blocker ?? "Enter sends, Shift+Enter adds a new line.");
 
   return (

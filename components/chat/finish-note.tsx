@@ -33,7 +33,7 @@ export function FinishNote({ finish }: { finish: FinishEvent }) {
       {finish.txHash ? (
         <span className="finish-note__tx">
           {" "}
-          Last transaction: <TransactionHash hash={finish.txHash} />
+          Last transaction: <TransactionHash hash={finish.txHash} compact />
         </span>
       ) : null}
     </p>

@@ -31,6 +31,23 @@ const STEPS: readonly Step[] = [
   { label: "Deliver", statuses: ["delivered"] },
 ];
 
+/** A failed payment that was never attempted reads better as what stopped it. */
+function statusLabel(view: PaymentView): string {
+  if (view.status !== "failed") return STATUS_LABELS[view.status];
+  switch (view.details.reason) {
+    case "limit-exceeded":
+      return "Over your limit";
+    case "insufficient-balance":
+      return "Not enough USDC";
+    case "rejected":
+      return "Declined";
+    case "aborted":
+      return "Stopped";
+    default:
+      return STATUS_LABELS.failed;
+  }
+}
+
 const rank = (status: PaymentStatus) => PAYMENT_STATUS_ORDER.indexOf(status);
 
 /** Statuses that mean their step is complete once reached (the others are work in progress). */
@@ -99,7 +116,7 @@ export function PaymentCard({ view, active, canAct, onSigned, onReject }: Paymen
       data-testid="payment-card"
       data-status={view.status}
       data-payment-id={view.id}
-      aria-label={`Payment to ${service}: ${STATUS_LABELS[view.status]}`}
+      aria-label={`Payment to ${service}: ${statusLabel(view)}`}
     >
       <header className="card-header">
         <span className="card-title">
@@ -107,7 +124,7 @@ export function PaymentCard({ view, active, canAct, onSigned, onReject }: Paymen
           {resource && details.service ? <span className="card-title__sub">{hostOf(resource)}</span> : null}
         </span>
         <span className={`status-badge status-badge--${view.status}`} data-testid="payment-status">
-          {STATUS_LABELS[view.status]}
+          {statusLabel(view)}
         </span>
       </header>
       <dl className="facts">
@@ -135,7 +152,9 @@ export function PaymentCard({ view, active, canAct, onSigned, onReject }: Paymen
         </p>
       ) : null}
       {details.message ? <p className="card-message">{details.message}</p> : null}
-      {view.status === "failed" && details.reason ? <p className="card-message card-message--warning">{FAILURE_WORDING[details.reason]}</p> : null}
+      {view.status === "failed" && details.reason && !details.message ? (
+        <p className="card-message card-message--warning">{FAILURE_WORDING[details.reason]}</p>
+      ) : null}
       {showApproval && approval ? (
         <ApprovalCard
           approval={approval}

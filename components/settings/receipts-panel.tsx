@@ -32,7 +32,7 @@ export function ReceiptsPanel({ receipts, now }: { receipts: readonly Receipt[];
                   {receipt.payer === "agent" ? "agent wallet" : shortHex(receipt.payer)}
                 </div>
                 <div className="receipt__tx small">
-                  <TransactionHash hash={receipt.txHash} explorerUrl={receipt.explorerUrl} />
+                  <TransactionHash hash={receipt.txHash} explorerUrl={receipt.explorerUrl} compact />
                 </div>
               </li>
             ))}

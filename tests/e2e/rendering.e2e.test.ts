@@ -329,7 +329,7 @@ describe("chat page rendering (scripted streams)", () => {
       await page.getByTestId("stop-button").click();
       const note = page.getByTestId("stop-note");
       await note.waitFor();
-      expect(await note.innerText()).toMatch(/already confirmed: tx 0xab12ab12ab…/);
+      expect(await note.innerText()).toMatch(/already confirmed: tx 0xab12ab12…ab12ab12\./);
       await waitForIdle(page);
       expect(await page.getByTestId("receipt").count()).toBe(1);
       await screenshot(page, "rendering-stopped-after-payment");
