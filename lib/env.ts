@@ -55,8 +55,10 @@ export const EnvSchema = z
     MAX_PAYMENTS_PER_REQUEST: integer(1, 10, 3),
     MAX_AGENT_STEPS: integer(1, 20, 8),
     APPROVAL_TTL_SECONDS: integer(30, 3_600, 300),
+    AGENT_AUTHORIZATION_TTL_SECONDS: integer(10, 300, 20),
     DEMO_MODEL_CHUNK_DELAY_MS: integer(0, 1_000, 12),
     OUTBOUND_ALLOWLIST: z.string().default(""),
+    OUTBOUND_TIMEOUT_MS: integer(1_000, 48_000, 15_000),
     TRUST_PROXY_HEADERS: flag.optional(),
     VERCEL: z.string().optional(),
   })

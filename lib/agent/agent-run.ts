@@ -22,6 +22,7 @@ export type AgentSettings = {
   limitSettings: LimitSettings;
   temperatures: { payment: number; standard: number; discovery: number };
   approvalTtlSeconds?: number;
+  agentAuthorizationTtlSeconds?: number;
   reconcileIntervalMs?: number;
 };
 
@@ -101,6 +102,7 @@ export class AgentRun {
         quoteSecret: this.deps.quoteSecret,
         now: this.deps.now,
         approvalTtlSeconds: this.deps.settings.approvalTtlSeconds,
+        agentAuthorizationTtlSeconds: this.deps.settings.agentAuthorizationTtlSeconds,
         reconcileIntervalMs: this.deps.settings.reconcileIntervalMs,
       },
       {

@@ -107,7 +107,8 @@ export function startChatRun(
         },
         stopWhen: [stepCountIs(deps.settings.maxSteps), () => run.pendingApproval !== undefined],
         abortSignal: controller.signal,
-        maxRetries: 1,
+        // Retries happen in the model wrapper (see wrapForRequest), before readiness is decided.
+        maxRetries: 0,
       });
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") writer.text(part.text);

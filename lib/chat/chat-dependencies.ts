@@ -33,7 +33,7 @@ export type ChatDependencyOverrides = {
 
 export function createChatDependencies(env: Env, overrides: ChatDependencyOverrides = {}): ChatDependencies {
   const network = overrides.network ?? networkConfigFromEnv(env);
-  const outbound = createGuardedFetch({ allowlist: network.outboundAllowlist, timeoutMs: 15_000 });
+  const outbound = createGuardedFetch({ allowlist: network.outboundAllowlist, timeoutMs: env.OUTBOUND_TIMEOUT_MS });
   const fetch = (input: string, init?: RequestInit) => outbound(input, init);
   const quoteSecret = env.QUOTE_SECRET ?? (network.name === "local" ? LOCAL_QUOTE_SECRET : undefined);
   if (!quoteSecret) throw new AppError("unavailable:not_configured", { details: "QUOTE_SECRET is not set" });
@@ -69,6 +69,7 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
       },
       temperatures: { payment: env.TEMPERATURE_PAYMENT, standard: env.TEMPERATURE_DEFAULT, discovery: env.TEMPERATURE_DISCOVERY },
       approvalTtlSeconds: env.APPROVAL_TTL_SECONDS,
+      agentAuthorizationTtlSeconds: env.AGENT_AUTHORIZATION_TTL_SECONDS,
     },
     now: overrides.now,
   };

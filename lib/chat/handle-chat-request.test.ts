@@ -1,3 +1,4 @@
+import { APICallError } from "ai";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
@@ -163,5 +164,23 @@ describe("POST /api/chat before the stream", () => {
     const body = await problem(response);
     expect(body.code).toBe("unavailable:model");
     expect(JSON.stringify(body)).not.toContain("ECONNREFUSED");
+  });
+
+  it("retries a retryable provider error once before deciding, and then answers 200", async () => {
+    let calls = 0;
+    const flaky = new MockLanguageModelV4({
+      doStream: async (options) => {
+        calls += 1;
+        if (calls === 1) {
+          throw new APICallError({ message: "overloaded", url: "http://provider/v1", requestBodyValues: {}, statusCode: 503, isRetryable: true });
+        }
+        return textModel("Recovered").doStream(options);
+      },
+    });
+    const { send } = setup({ model: flaky });
+    const response = await send(hello);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Recovered");
+    expect(calls).toBe(2);
   });
 });

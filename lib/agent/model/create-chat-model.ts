@@ -6,7 +6,7 @@ import "server-only";
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { wrapLanguageModel } from "ai";
+import { APICallError, wrapLanguageModel } from "ai";
 import { DemoLanguageModel, DEMO_MODEL_ID } from "./demo-model";
 import { withPhaseTemperature, type PhaseTemperatures } from "./phase-temperature";
 
@@ -34,7 +34,13 @@ export type ModelReadiness = {
   ready: Promise<void>;
 };
 
-/** Per request: phase temperatures plus a readiness signal for the first call. */
+/** Retries of a model call that failed with a retryable provider error (429, 5xx, network). */
+export const MODEL_CALL_RETRIES = 1;
+
+/**
+ * Per request: phase temperatures, retries, and a readiness signal for the first call. Retries
+ * live here rather than in `streamText` so that readiness is decided only after them.
+ */
 export function wrapForRequest(base: BaseModel, temperatures: PhaseTemperatures): { model: LanguageModelV4 } & ModelReadiness {
   let settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -48,13 +54,19 @@ export function wrapForRequest(base: BaseModel, temperatures: PhaseTemperatures)
       specificationVersion: "v4",
       transformParams: async ({ params }) => withPhaseTemperature(params, temperatures),
       wrapStream: async ({ doStream }) => {
-        try {
-          const result = await doStream();
-          settle?.resolve();
-          return result;
-        } catch (error) {
-          settle?.reject(error);
-          throw error;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            const result = await doStream();
+            settle?.resolve();
+            return result;
+          } catch (error) {
+            if (attempt < MODEL_CALL_RETRIES && APICallError.isInstance(error) && error.isRetryable) {
+              await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
+              continue;
+            }
+            settle?.reject(error);
+            throw error;
+          }
         }
       },
     },

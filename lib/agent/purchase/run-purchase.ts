@@ -40,6 +40,12 @@ export type PurchaseDependencies = {
   now?: () => number;
   /** How long a user has to approve a quote. */
   approvalTtlSeconds?: number;
+  /**
+   * The longest an agent-wallet authorization stays valid. Short on purpose: when a service
+   * fails after receiving a payment, the chain can only prove nothing was spent once the
+   * authorization has expired, and the request waits for that proof.
+   */
+  agentAuthorizationTtlSeconds?: number;
   /** How often to look at the chain while a settlement is uncertain. */
   reconcileIntervalMs?: number;
 };
@@ -72,6 +78,9 @@ export type PurchaseOutcome =
 /** No payment starts with less time than this left before the deadline. */
 export const MIN_PAYMENT_WINDOW_SECONDS = 8;
 const DEFAULT_APPROVAL_TTL_SECONDS = 300;
+const DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS = 20;
+/** Past validBefore, wait this long for a block that may still carry the transfer. */
+const EXPIRY_MARGIN_SECONDS = 3n;
 const CLOCK_SKEW_SECONDS = 60n;
 
 type Quote = {
@@ -127,7 +136,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const lifetime =
     request.payer.kind === "user"
       ? deps.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS
-      : Math.min(option.maxTimeoutSeconds, secondsLeft - 2);
+      : Math.min(option.maxTimeoutSeconds, secondsLeft - 2, deps.agentAuthorizationTtlSeconds ?? DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS);
   const validAfter = nowSeconds - CLOCK_SKEW_SECONDS;
   const validBefore = nowSeconds + BigInt(Math.max(lifetime, 0));
   const nonce = deriveAuthorizationNonce(deps.quoteSecret, {
@@ -416,7 +425,7 @@ async function reconcile(
         return { status: "failed", paymentId: quote.id, reason: "payment-failed", message: text, txHash };
       }
     }
-    if (used === false && (refused || BigInt(Math.floor(now() / 1000)) > quote.validBefore)) {
+    if (used === false && (refused || BigInt(Math.floor(now() / 1000)) > quote.validBefore + EXPIRY_MARGIN_SECONDS)) {
       await giveBack();
       const text = `${message} Nothing was spent.`;
       request.tracker.update({ id: quote.id, status: "failed", reason: "payment-failed", ...base, message: text });

@@ -18,7 +18,7 @@ export function createCallPaidServiceTool(run: AgentRun) {
     inputSchema: z.object({
       url: z.url({ protocol: /^https?$/ }).max(2048).describe("The service's resource URL with query parameters"),
       method: z.enum(["GET", "POST"]).default("GET"),
-      body: z.record(z.string(), z.unknown()).optional().describe("JSON body for POST services"),
+      body: z.looseObject({}).optional().describe("JSON body for POST services"),
     }),
     execute: async ({ url, method, body }, { toolCallId, abortSignal }) => {
       const outcome = await run.purchase({ url, method, body: body ? JSON.stringify(body) : undefined, intent: toolCallId, signal: abortSignal });

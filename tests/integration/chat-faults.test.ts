@@ -1,0 +1,99 @@
+/**
+ * Payments when the other side misbehaves: the facilitator refuses, settlement fails or times
+ * out after broadcasting, a service fails after receiving the payment, a service hangs past
+ * the deadline. Each request ends with the right finish reason, a settled payment is always
+ * reported with its hash, nothing is paid twice, and the ledger agrees with the chain.
+ */
+import { parseUnits } from "viem";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { findSequenceViolations } from "../../lib/stream";
+import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
+
+// Long enough for a 10 s authorization to expire and be proven unused, short enough to test the cut-off.
+const DEADLINE_MS = 16_000;
+let harness: ChatHarness;
+let agent: `0x${string}`;
+
+beforeAll(async () => {
+  harness = await startChatHarness({
+    devnet: { slowDelayMs: 30_000, settleTimeoutMs: 500 },
+    env: { CHAT_DEADLINE_MS: String(DEADLINE_MS), AGENT_AUTHORIZATION_TTL_SECONDS: "10", OUTBOUND_TIMEOUT_MS: "30000" },
+  });
+  agent = harness.devnet.accounts.agent.address as `0x${string}`;
+});
+
+afterEach(async () => {
+  await harness.devnet.faults.reset();
+});
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+async function ledgerTotal(): Promise<bigint> {
+  const entries = await harness.deps.store.ledger.entries(agent);
+  return entries.reduce((sum, entry) => sum + entry.amount, 0n);
+}
+
+describe("faults", () => {
+  it("payment-failed: the facilitator refuses to verify; nothing moves and nothing stays reserved", async () => {
+    await harness.devnet.faults.set({ verifyFails: true });
+    const before = await harness.usdcBalance(agent);
+    const result = await harness.chat(userMessage("What's the weather in Lisbon?"));
+    expect(findSequenceViolations(result.events)).toEqual([]);
+    expect(result.payments.at(-1)).toMatchObject({ status: "failed", reason: "payment-failed" });
+    expect(result.finish).toMatchObject({ finishReason: "payment-failed", txHash: null });
+    expect(await harness.usdcBalance(agent)).toBe(before);
+    expect((await harness.deps.store.ledger.spentToday(agent)).reserved).toBe(0n);
+  });
+
+  it("payment-failed: settlement fails; nothing moves", async () => {
+    await harness.devnet.faults.set({ settleFails: true });
+    const before = await harness.usdcBalance(agent);
+    const result = await harness.chat(userMessage("What's the weather in Porto?"));
+    expect(result.finish).toMatchObject({ finishReason: "payment-failed", txHash: null });
+    expect(await harness.usdcBalance(agent)).toBe(before);
+  });
+
+  it("a settlement that times out after broadcasting is found on chain and reported with its hash, once", async () => {
+    await harness.devnet.faults.set({ settleTimesOut: true });
+    const before = await harness.usdcBalance(agent);
+    const ledgerBefore = await ledgerTotal();
+    const result = await harness.chat(userMessage("What's the weather in Madrid?"));
+    expect(findSequenceViolations(result.events)).toEqual([]);
+    const confirmed = result.payments.find((payment) => payment.status === "confirmed");
+    expect(confirmed?.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(result.finish?.txHash).toBe(confirmed?.txHash);
+    const price = parseUnits("0.01", 6);
+    expect(await harness.usdcBalance(agent)).toBe(before - price);
+    expect((await ledgerTotal()) - ledgerBefore).toBe(price);
+    // Paid but not delivered: the outcome says so rather than "complete".
+    expect(result.finish?.finishReason).toBe("payment-failed");
+  });
+
+  it("payment-failed: a service that fails after receiving the payment is proven unpaid once the authorization expires", async () => {
+    await harness.devnet.faults.set({ failingServices: ["weather"] });
+    const before = await harness.usdcBalance(agent);
+    const result = await harness.chat(userMessage("What's the weather in Oslo?"));
+    expect(findSequenceViolations(result.events)).toEqual([]);
+    const statuses = result.payments.filter((payment) => payment.id.startsWith("pay_")).map((payment) => payment.status);
+    expect(statuses).toEqual(["quoted", "signing", "verifying", "pending", "failed"]);
+    expect(result.finish).toMatchObject({ finishReason: "payment-failed", txHash: null });
+    expect(await harness.usdcBalance(agent)).toBe(before);
+    expect((await harness.deps.store.ledger.spentToday(agent)).reserved).toBe(0n);
+  });
+
+  it("a service that hangs is cut off by the deadline with e: then d:, within the budget", async () => {
+    const before = await harness.usdcBalance(agent);
+    const result = await harness.chat(userMessage("Run an analysis on ethereum"));
+    expect(result.elapsedMs).toBeLessThan(DEADLINE_MS + 2_000);
+    expect(findSequenceViolations(result.events)).toEqual([]);
+    expect(result.events.at(-2)).toMatchObject({ type: "error", error: { code: "deadline_exceeded" } });
+    expect(result.events.at(-1)?.type).toBe("finish");
+    // The signed payment is not called failed while it may still settle.
+    const last = result.payments.at(-1);
+    expect(last?.status === "pending" || last?.status === "failed").toBe(true);
+    expect(result.payments.some((payment) => payment.status === "confirmed")).toBe(false);
+    expect(await harness.usdcBalance(agent)).toBe(before);
+  });
+});
