@@ -347,6 +347,7 @@ describe("chat page rendering (scripted streams)", () => {
       await page.getByTestId("stop-button").click();
       expect(await page.getByTestId("stop-note").innerText()).toContain("Stopped before any payment was signed");
       await waitForIdle(page);
+      await screenshot(page, "rendering-stopped-before-payment");
     } finally {
       await context.close();
     }
@@ -361,6 +362,7 @@ describe("chat page rendering (scripted streams)", () => {
       await page.getByTestId("limit-per-payment").fill("0.1234567");
       expect(await page.getByTestId("send-button").isDisabled()).toBe(true);
       expect(await page.getByTestId("limit-per-payment").getAttribute("aria-invalid")).toBe("true");
+      await screenshot(page, "rendering-limits-invalid");
 
       await page.getByTestId("limit-per-payment").fill("0.25");
       await page.getByTestId("limit-per-request").fill("1");

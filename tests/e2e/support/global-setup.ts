@@ -9,12 +9,16 @@ import type { TestProject } from "vitest/node";
 import { startDevnet } from "../../../devnet";
 import { DevnetCoordinates } from "../../../lib/network/devnet-coordinates";
 import { buildAppOnce, REPO_ROOT, startAppServer, type AppServer } from "./app-server";
+import { CHROMIUM_PATH } from "./browser";
 import type { E2EContext } from "./context";
 
 export const RESULTS_DIR = path.join(REPO_ROOT, "test-results/e2e");
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   mkdirSync(RESULTS_DIR, { recursive: true });
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get update && apt-get install -y chromium\`, or set CHROMIUM_PATH.`);
+  }
   await buildAppOnce();
 
   const devnetFile = path.join(RESULTS_DIR, `devnet-${process.pid}.json`);
@@ -26,7 +30,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
   try {
     if (!existsSync(devnetFile)) writeFileSync(devnetFile, JSON.stringify(DevnetCoordinates.parse(devnet), null, 2));
-    server = await startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile });
+    // A generous rate limit: every direct caller shares one bucket, and the suite sends many requests.
+    server = await startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile, RATE_LIMIT_REQUESTS: "1000" });
     const context: E2EContext = {
       baseUrl: server.url,
       devnetFile,
