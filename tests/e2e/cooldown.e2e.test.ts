@@ -24,15 +24,24 @@ afterAll(async () => {
   await Promise.all([browser?.close(), server?.stop()]);
 });
 
-async function useUpRateLimit(url: string): Promise<void> {
-  for (let index = 0; index < 2; index++) {
-    const response = await fetch(`${url}/api/chat`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }),
-    });
-    await response.arrayBuffer();
-  }
+const chatRequest = (url: string, body: string) =>
+  fetch(`${url}/api/chat`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+
+/**
+ * Loads the route once without counting (an invalid body is refused before the rate limit), then
+ * spends the 2 allowed requests at once, returning as soon as their headers arrive so the page's
+ * request lands well inside the 3 s window. Their streams are cancelled afterwards.
+ */
+async function useUpRateLimit(url: string): Promise<() => Promise<void>> {
+  const warmUp = await chatRequest(url, "{}");
+  await warmUp.arrayBuffer();
+  expect(warmUp.status).toBe(400);
+  const body = JSON.stringify({ messages: [{ role: "user", content: "hello" }] });
+  const responses = await Promise.all([chatRequest(url, body), chatRequest(url, body)]);
+  expect(responses.map((response) => response.status)).toEqual([200, 200]);
+  return async () => {
+    await Promise.all(responses.map((response) => response.body?.cancel().catch(() => undefined)));
+  };
 }
 
 describe("rate limit cooldown (real server)", () => {
@@ -40,8 +49,9 @@ describe("rate limit cooldown (real server)", () => {
     const { page, context } = await openPage(browser);
     try {
       await gotoChat(page, server.url);
-      await useUpRateLimit(server.url);
+      const release = await useUpRateLimit(server.url);
       await sendMessage(page, "hello");
+      await release();
 
       const cooldown = page.getByTestId("cooldown");
       await cooldown.waitFor({ timeout: 10_000 });
