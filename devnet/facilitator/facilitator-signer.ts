@@ -2,7 +2,6 @@ import type { FacilitatorEvmSigner } from "@x402/evm";
 import {
   createWalletClient,
   http,
-  nonceManager,
   WaitForTransactionReceiptTimeoutError,
   type Chain,
   type PublicClient,
@@ -10,6 +9,7 @@ import {
   type Transport,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { createNonceManager, jsonRpc } from "viem/nonce";
 import type { DevAccount } from "../chain/dev-accounts";
 import { mineBlocks } from "../chain/local-chain";
 import type { DevnetFaults } from "../faults";
@@ -36,7 +36,9 @@ export type FacilitatorSignerOptions = {
 export function createFacilitatorSigner(options: FacilitatorSignerOptions): FacilitatorEvmSigner {
   const { chain, publicClient, faults } = options;
   // The nonce manager hands out nonces in-process, so concurrent settlements cannot collide.
-  const account = privateKeyToAccount(options.account.privateKey, { nonceManager });
+  // One per world: viem's shared manager caches nonces by address and chain id, and every
+  // local world reuses both, so a second world in the same process would get stale nonces.
+  const account = privateKeyToAccount(options.account.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
   const wallet = createWalletClient({ chain, account, transport: http() });
 
   return {

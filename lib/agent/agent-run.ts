@@ -3,6 +3,7 @@ import "server-only";
  * The state of one chat request's agent: who pays, the limits, the deadline, the payments
  * made so far. Tools act through it, so every purchase passes the same checks.
  */
+import { createHash } from "node:crypto";
 import type { LanguageModel } from "ai";
 import type { LocalAccount } from "viem";
 import type { ChatMessage } from "../chat/chat-request";
@@ -13,6 +14,7 @@ import type { ApprovalRequest, StreamWriter } from "../stream";
 import type { ChainReader } from "../x402/chain-reader";
 import { stripQuery, type DiscoveryClient } from "../x402/discovery-client";
 import { PaymentTracker } from "./purchase/payment-tracker";
+import { purchaseOnce } from "./purchase/purchase-once";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type OutboundFetch, type PurchaseOutcome } from "./purchase/run-purchase";
 
 export type AgentSettings = {
@@ -53,6 +55,8 @@ export class AgentRun {
   readonly tracker: PaymentTracker;
   pendingApproval: { id: string; approval: ApprovalRequest } | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Purchases of this request by intent, so a repeated tool call reuses the first one. */
+  private readonly byIntent = new Map<string, Promise<PurchaseOutcome | { status: "refused"; message: string }>>();
 
   constructor(
     readonly deps: AgentDependencies,
@@ -63,6 +67,8 @@ export class AgentRun {
       writer: StreamWriter;
       /** Epoch ms: no payment starts after it, and every wait ends by it. */
       deadline: number;
+      /** Identifies the request across retries (Idempotency-Key, or a hash of payer and conversation). */
+      requestKey: string;
     },
   ) {
     this.tracker = new PaymentTracker(input.writer);
@@ -72,18 +78,33 @@ export class AgentRun {
     return this.deps.discovery;
   }
 
-  /** Buys from a service for a tool call, after checks the model cannot talk its way past. */
-  async purchase(call: PurchaseCall): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
+  /**
+   * Buys from a service for a tool call, at most once per intent: the same call again in this
+   * request, or in a retry of this request, gets the first outcome instead of a new payment.
+   */
+  purchase(call: PurchaseCall): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
+    const intent = createHash("sha256").update(`${call.method}\n${call.url}\n${call.body ?? ""}`).digest("hex").slice(0, 32);
+    const existing = this.byIntent.get(intent);
+    if (existing) return existing;
+    const work = purchaseOnce(
+      { store: this.deps.store.idempotency, key: `purchase:${this.input.requestKey}:${intent}`, tracker: this.tracker },
+      () => this.purchaseNow(call),
+    );
+    this.byIntent.set(intent, work);
+    return work;
+  }
+
+  private async purchaseNow(call: PurchaseCall): Promise<PurchaseOutcome> {
     const listing = this.deps.discovery.lookup(call.url);
     if (!listing && !this.userNamed(call.url)) {
-      return { status: "refused", message: "Only services returned by discover_services or named by the user can be called. Run discover_services first." };
+      return refused("Only services returned by discover_services or named by the user can be called. Run discover_services first.");
     }
     if (this.pendingApproval) {
-      return { status: "refused", message: "A payment is already waiting for the user's approval; ask for one payment at a time." };
+      return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
     }
     const now = this.deps.now ?? Date.now;
     if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) {
-      return { status: "refused", message: "There is not enough time left in this request to start a payment." };
+      return refused("There is not enough time left in this request to start a payment.");
     }
     const payer = this.input.walletAddress
       ? ({ kind: "user", address: this.input.walletAddress } as const)
@@ -91,7 +112,7 @@ export class AgentRun {
         ? ({ kind: "agent", account: this.deps.agentAccount } as const)
         : undefined;
     if (!payer) {
-      return { status: "refused", message: "No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself." };
+      return refused("No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.");
     }
     const work = runPurchase(
       {
@@ -139,4 +160,9 @@ export class AgentRun {
     const target = stripQuery(url);
     return this.input.messages.some((message) => message.role === "user" && message.content.includes(target));
   }
+}
+
+/** A refusal decided before anything was asked of a service: nothing was spent. */
+function refused(message: string): PurchaseOutcome {
+  return { status: "refused", message };
 }

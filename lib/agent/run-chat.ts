@@ -10,6 +10,7 @@ import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { ErrorEvent, StreamWriter } from "../stream";
 import { AgentRun, type AgentDependencies } from "./agent-run";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
+import { purchaseOnce } from "./purchase/purchase-once";
 import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purchase";
 import { buildSystemPrompt } from "./system-prompt";
 import { CALL_PAID_SERVICE_TOOL, createCallPaidServiceTool, describeOutcome } from "./tools/call-paid-service-tool";
@@ -24,6 +25,8 @@ export type ChatRunInput = {
   limits: EffectiveLimits;
   /** Set on the second request of an approval: the user's signed payment, already verified. */
   approved?: ApprovedPayment;
+  /** Identifies this request across client retries, for at-most-once payments. */
+  requestKey: string;
 };
 
 export type ChatRun = {
@@ -54,6 +57,7 @@ export function startChatRun(
     limits: input.limits,
     writer,
     deadline: deadline - FINISH_MARGIN_MS,
+    requestKey: input.requestKey,
   });
   const { model, ready } = wrapForRequest(deps.baseModel, deps.settings.temperatures);
   const payer = input.walletAddress ? "user" : deps.agentAccount ? "agent" : "none";
@@ -63,25 +67,32 @@ export function startChatRun(
     try {
       const messages: ModelMessage[] = input.messages.map((message) => ({ role: message.role, content: message.content }) as ModelMessage);
       if (input.approved && input.walletAddress) {
-        const outcome = await runApprovedPurchase(
-          {
-            network: deps.network,
-            fetch: deps.fetch,
-            chain: deps.chain,
-            ledger: deps.store.ledger,
-            quoteSecret: deps.quoteSecret,
-            now: deps.now,
-            reconcileIntervalMs: deps.settings.reconcileIntervalMs,
-          },
-          {
-            payer: input.walletAddress,
-            limits: input.limits,
-            maxPayments: deps.settings.maxPaymentsPerRequest,
-            tracker: run.tracker,
-            deadline: deadline - FINISH_MARGIN_MS,
-            signal: controller.signal,
-          },
-          input.approved,
+        const approved = input.approved;
+        const payerAddress = input.walletAddress;
+        // A replayed signature gets the recorded outcome of its first use, never a second payment.
+        const outcome = await purchaseOnce(
+          { store: deps.store.idempotency, key: `approval:${approved.typedData.message.nonce.toLowerCase()}`, tracker: run.tracker },
+          () =>
+            runApprovedPurchase(
+              {
+                network: deps.network,
+                fetch: deps.fetch,
+                chain: deps.chain,
+                ledger: deps.store.ledger,
+                quoteSecret: deps.quoteSecret,
+                now: deps.now,
+                reconcileIntervalMs: deps.settings.reconcileIntervalMs,
+              },
+              {
+                payer: payerAddress,
+                limits: input.limits,
+                maxPayments: deps.settings.maxPaymentsPerRequest,
+                tracker: run.tracker,
+                deadline: deadline - FINISH_MARGIN_MS,
+                signal: controller.signal,
+              },
+              approved,
+            ),
         );
         // The model continues as if it had made the call itself, so it answers with the data.
         const toolCallId = `approved-${"paymentId" in outcome ? outcome.paymentId : "free"}`;

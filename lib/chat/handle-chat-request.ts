@@ -3,12 +3,14 @@ import "server-only";
  * `POST /api/chat`: everything that can be refused is refused before the stream starts, with
  * a status and a problem body (400, 402, 403, 429, 503); then the agent runs and streams.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { startChatRun } from "../agent/run-chat";
 import { AppError, problemResponse, type FieldError } from "../errors";
 import { resolveLimits } from "../limits/spending-limits-input";
 import { inspectMessages } from "../safety/content-safety";
 import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
+import { canonicalJson } from "../x402/authorization-nonce";
 import { PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
 import type { ChatDependencies } from "./chat-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "./chat-request";
@@ -58,7 +60,8 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     const framing = framingForAccept(request.headers.get("accept"));
     let run: ReturnType<typeof startChatRun> | undefined;
     const writer = new StreamWriter({ framing, onCancel: () => run?.abort(new Error("client disconnected")) });
-    run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved }, writer);
+    const requestKey = requestKeyOf(request, body.walletAddress, messages);
+    run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey }, writer);
     request.signal?.addEventListener("abort", () => run?.abort(new Error("client disconnected")), { once: true });
 
     // Before promising 200, make sure the model provider answers. After an approved payment
@@ -84,6 +87,24 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
   } catch (error) {
     return problemResponse(error);
   }
+}
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * What makes two requests "the same" for at-most-once payments: the client's Idempotency-Key
+ * when it sends one (the browser does, per message), otherwise the payer and the conversation.
+ */
+function requestKeyOf(request: Request, walletAddress: string | undefined, messages: { role: string; content: string }[]): string {
+  const payer = walletAddress?.toLowerCase() ?? "agent";
+  const header = request.headers.get("idempotency-key")?.trim();
+  if (header) {
+    if (!IDEMPOTENCY_KEY.test(header)) {
+      throw new AppError("bad_request:body", { errors: [{ path: "Idempotency-Key", message: "must be 1-128 characters of A-Z a-z 0-9 . _ : -" }] });
+    }
+    return `key:${payer}:${header}`;
+  }
+  return `conversation:${payer}:${createHash("sha256").update(canonicalJson(messages)).digest("hex")}`;
 }
 
 function timeout(ms: number): Promise<never> {

@@ -63,9 +63,13 @@ describe("approval with the user's wallet", () => {
     expect(second.text).toContain("Lisbon");
     expect(await harness.usdcBalance(user)).toBe(before - parseUnits("0.01", 6));
 
-    // The same signature again never pays twice: the chain refuses a used authorization.
+    // The same signature again never pays twice: the retry gets the recorded outcome.
     const replay = await harness.chat({ ...question, walletAddress: user }, { headers: { "PAYMENT-SIGNATURE": header } });
-    expect(replay.finish?.finishReason).not.toBe("payment-complete");
+    expect(replay.response.status).toBe(200);
+    expect(replay.payments.map((payment) => payment.status)).toEqual(["delivered"]);
+    expect(replay.payments[0]?.message).toMatch(/not a new payment/);
+    expect(replay.finish).toMatchObject({ finishReason: "payment-complete", txHash: second.finish?.txHash });
+    expect(replay.text).toContain("Lisbon");
     expect(await harness.usdcBalance(user)).toBe(before - parseUnits("0.01", 6));
   });
 

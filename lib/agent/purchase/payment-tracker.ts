@@ -74,6 +74,11 @@ export class PaymentTracker {
     return this.committed;
   }
 
+  /** Records a settlement shown from an earlier attempt, so `d:` names its hash. */
+  markSettled(txHash: string): void {
+    this.lastSettledTxHash = txHash;
+  }
+
   get count(): number {
     return this.payments.size;
   }

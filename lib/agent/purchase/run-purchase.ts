@@ -73,7 +73,9 @@ export type PurchaseOutcome =
   | { status: "free"; service: string; resource: string; data: ServiceData }
   | { status: "awaiting-approval"; paymentId: string; service: string; amount: string; approval: ApprovalRequest }
   | { status: "failed"; paymentId: string; reason: PaymentFailureReason; message: string; txHash?: string }
-  | { status: "pending"; paymentId: string; message: string; txHash?: string };
+  | { status: "pending"; paymentId: string; message: string; txHash?: string }
+  /** Refused before any request to the service: nothing was asked, signed or spent. */
+  | { status: "refused"; message: string };
 
 /** No payment starts with less time than this left before the deadline. */
 export const MIN_PAYMENT_WINDOW_SECONDS = 8;

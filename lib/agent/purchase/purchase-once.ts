@@ -1,0 +1,96 @@
+import "server-only";
+/**
+ * At most one payment per intent. The first attempt claims the intent's key in the shared
+ * store; a repeat (the same tool call again, a client retry, a retry after a dropped stream, a
+ * replayed signature) gets the recorded outcome instead of a second payment. A claim is given
+ * back only when the attempt certainly spent nothing, so a genuine retry may try again.
+ */
+import { AppError } from "../../errors";
+import type { IdempotencyStore } from "../../store/store-types";
+import type { PaymentTracker } from "./payment-tracker";
+import type { PurchaseOutcome } from "./run-purchase";
+
+/** How long an intent's outcome is remembered. */
+export const INTENT_TTL_SECONDS = 15 * 60;
+/** How long a claim may stay unfinished before the store forgets it (longer than any request). */
+const CLAIM_TTL_SECONDS = 120;
+
+export type PurchaseOnceOptions = {
+  store: IdempotencyStore;
+  key: string;
+  tracker: PaymentTracker;
+  /** How long to wait for another attempt of the same intent that is still running. */
+  waitMs?: number;
+  pollMs?: number;
+};
+
+export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => Promise<PurchaseOutcome>): Promise<PurchaseOutcome> {
+  let claim;
+  try {
+    claim = await options.store.claim(options.key, CLAIM_TTL_SECONDS);
+  } catch (error) {
+    // Fail closed: without the store we cannot know whether this intent was already paid.
+    const message = AppError.isInstance(error) ? error.safeMessage : "The payment ledger is unavailable.";
+    return { status: "refused", message: `${message} No payment was attempted.` };
+  }
+
+  if (claim.claimed) {
+    // If the attempt throws, the claim stays until it expires: it may have failed after signing.
+    const outcome = await attempt();
+    if (spentNothing(outcome)) {
+      await options.store.release(options.key).catch(() => undefined);
+    } else {
+      await options.store
+        .complete(options.key, { status: outcome.status, ...("txHash" in outcome && outcome.txHash ? { txHash: outcome.txHash } : {}), outcome }, INTENT_TTL_SECONDS)
+        .catch(() => undefined);
+    }
+    return outcome;
+  }
+
+  let record = claim.record;
+  const deadline = Date.now() + (options.waitMs ?? 5_000);
+  while (!record && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
+    record = await options.store.get(options.key).catch(() => null);
+  }
+  if (!record) {
+    return { status: "refused", message: "The same purchase is already in progress in another request; it was not started twice." };
+  }
+  const outcome = record.outcome as PurchaseOutcome;
+  replay(options.tracker, outcome);
+  return outcome;
+}
+
+/** True when the attempt certainly moved no money and signed nothing still valid. */
+function spentNothing(outcome: PurchaseOutcome): boolean {
+  switch (outcome.status) {
+    case "free":
+    case "awaiting-approval":
+    case "refused":
+      return true;
+    case "failed":
+      return !outcome.txHash;
+    default:
+      return false;
+  }
+}
+
+/** Shows a recorded outcome in this stream, saying plainly that it is not a new payment. */
+function replay(tracker: PaymentTracker, outcome: PurchaseOutcome): void {
+  const message = "Already paid by an earlier attempt of this request; this is its recorded result, not a new payment.";
+  switch (outcome.status) {
+    case "delivered":
+      tracker.update({ id: outcome.paymentId, status: "delivered", service: outcome.service, resource: outcome.resource, amount: outcome.amount, txHash: outcome.txHash as `0x${string}`, message });
+      tracker.markSettled(outcome.txHash);
+      break;
+    case "pending":
+      tracker.update({ id: outcome.paymentId, status: "pending", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} ${message}` });
+      break;
+    case "failed":
+      tracker.update({ id: outcome.paymentId, status: "failed", reason: outcome.reason, ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} ${message}` });
+      if (outcome.txHash) tracker.markSettled(outcome.txHash);
+      break;
+    default:
+      break;
+  }
+}
