@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { parseEnv } from "../env";
 import type { NetworkConfig } from "../network/network-config";
 import { createMemoryStore } from "../store/create-memory-store";
+import { createStore } from "../store/create-store";
+import type { Store } from "../store/store-types";
 import { decodeAll, findSequenceViolations, type StreamEvent } from "../stream";
 import { createChatDependencies } from "./chat-dependencies";
 import { handleChatRequest } from "./handle-chat-request";
@@ -41,12 +43,12 @@ function textModel(text: string) {
   });
 }
 
-function setup(options: { env?: Record<string, string>; model?: MockLanguageModelV4 } = {}) {
+function setup(options: { env?: Record<string, string>; model?: MockLanguageModelV4; store?: Store } = {}) {
   const env = parseEnv({ RATE_LIMIT_REQUESTS: "1000", ...options.env });
   const model = options.model ?? textModel("Hello!");
   const deps = createChatDependencies(env, {
     network,
-    store: createMemoryStore(),
+    store: options.store ?? createMemoryStore(),
     baseModel: { model, modelId: "mock", isDemo: false },
   });
   const send = (body: unknown, headers: Record<string, string> = {}) =>
@@ -182,5 +184,47 @@ describe("POST /api/chat before the stream", () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("Recovered");
     expect(calls).toBe(2);
+  });
+
+  it("answers 503 when the shared store is unreachable (fail closed), naming no internals", async () => {
+    const store = createStore({ redisUrl: "redis://127.0.0.1:1" });
+    try {
+      const { send, model } = setup({ store });
+      const response = await send(hello);
+      expect(response.status).toBe(503);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+      const body = await problem(response);
+      expect(body.code).toBe("unavailable:store");
+      expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1|redis:/);
+      expect(model.doStreamCalls).toHaveLength(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("answers 500 with an opaque id, and nothing internal, when something unexpected breaks", async () => {
+    const broken = createMemoryStore();
+    broken.rateLimiter.hit = async () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'secret')");
+    };
+    const { send } = setup({ store: broken });
+    const response = await send(hello);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toMatch(/TypeError|secret/);
+    expect(JSON.parse(text).instance).toMatch(/^urn:uuid:/);
+  });
+
+  it("answers 503 when the local payment network is not running", async () => {
+    const env = parseEnv({ DEVNET_FILE: "/nonexistent/devnet.json" });
+    const response = await handleChatRequest(
+      new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(hello) }),
+      () => createChatDependencies(env),
+    );
+    expect(response.status).toBe(503);
+    const body = await problem(response);
+    expect(body.code).toBe("unavailable:not_configured");
+    expect(JSON.stringify(body)).toMatch(/npm run dev/);
+    expect(JSON.stringify(body)).not.toContain("/nonexistent");
   });
 });
