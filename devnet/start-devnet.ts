@@ -31,6 +31,8 @@ export type Devnet = DevnetCoordinates & {
   processes: { anvilPid: number; reaperPid: number; processTag: string };
   /** Stops the services, the facilitator and anvil, and removes the coordinates file. Idempotent. */
   stop(): Promise<void>;
+  /** Resolves when the chain has ended: after `stop()`, or early if anvil died. */
+  ended: Promise<void>;
 };
 
 type Stoppable = () => Promise<void>;
@@ -175,6 +177,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       readyInMs: Date.now() - startedAt,
       processes: { anvilPid: anvil.anvilPid, reaperPid: anvil.reaperPid, processTag: anvil.processTag },
       stop: () => (stopping ??= stopAll()),
+      ended: anvil.ended,
     };
   } catch (error) {
     await stopAll();

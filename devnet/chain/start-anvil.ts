@@ -24,6 +24,8 @@ export type AnvilProcess = {
   processTag: string;
   /** Stops anvil and its reaper and waits until both have exited. Safe to call more than once. */
   stop(): Promise<void>;
+  /** Resolves when anvil has ended, whether stopped or not (a crash shows up here). */
+  ended: Promise<void>;
 };
 
 const ReaperMessage = z.discriminatedUnion("type", [
@@ -32,12 +34,13 @@ const ReaperMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("error"), message: z.string() }),
 ]);
 
-const REAPER_PATH = fileURLToPath(new URL("./anvil-reaper.mjs", import.meta.url));
+/** Plain JavaScript, so it starts in milliseconds (see the file for the protocol). */
+export const REAPER_PATH = fileURLToPath(new URL("./process-reaper.mjs", import.meta.url));
 const STOP_TIMEOUT_MS = 5000;
 const STDERR_TAIL_LINES = 20;
 
 /**
- * Starts anvil on 127.0.0.1 on a free port, behind the reaper (see anvil-reaper.mjs) that ends
+ * Starts anvil on 127.0.0.1 on a free port, behind the reaper (see process-reaper.mjs) that ends
  * it when this process ends, however it ends. Resolves once anvil accepts JSON-RPC.
  */
 export async function startAnvil(options: StartAnvilOptions): Promise<AnvilProcess> {
@@ -110,6 +113,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilProce
       reaperPid: reaper.pid ?? 0,
       processTag,
       stop,
+      ended: exited,
     };
   } catch (error) {
     await stop();
