@@ -94,7 +94,9 @@ export function WalletPanel({ refreshKey }: WalletPanelProps) {
             type="button"
             className="button"
             disabled={connect.isPending}
-            onClick={() => connect.mutate({ connector, chainId: network.chainId })}
+            // No chainId here: a declined network switch would fail the whole connection. The
+            // wrong-network notice offers the switch once connected.
+            onClick={() => connect.mutate({ connector })}
           >
             {connector.id === "injected" ? "Connect browser wallet" : `Connect ${connector.name}`}
           </button>
@@ -105,7 +107,7 @@ export function WalletPanel({ refreshKey }: WalletPanelProps) {
             className="button button--demo"
             data-testid="connect-local-wallet"
             disabled={connect.isPending}
-            onClick={() => connect.mutate({ connector: demo, chainId: network.chainId })}
+            onClick={() => connect.mutate({ connector: demo })}
           >
             Use {LOCAL_DEMO_WALLET_LABEL}
           </button>

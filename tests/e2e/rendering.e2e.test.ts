@@ -5,9 +5,10 @@
  */
 import { recoverTypedDataAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { ApprovalRequest, PaymentEvent, StreamEvent } from "../../lib/stream";
+import type { PaymentEvent, StreamEvent } from "../../lib/stream";
 import { decodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
 import { DESKTOP, gotoChat, launchBrowser, openPage, PHONE, screenshot, sendMessage, waitForIdle } from "./support/browser";
+import { approvalFixture, quoteFor } from "./support/approval-fixture";
 import "./support/context";
 import {
   finishEvent,
@@ -21,9 +22,10 @@ import {
 import type { Browser, Page } from "playwright-core";
 
 const { baseUrl, usdc, userAddress, chainId } = inject("e2e");
+const quote = quoteFor(chainId);
+const approvalFor = (from: string) => approvalFixture({ from, usdc, chainId });
 
 const TX_HASH = `0x${"ab12".repeat(16)}` as const;
-const PAY_TO = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 
 let browser: Browser;
 
@@ -37,46 +39,6 @@ afterAll(async () => {
 
 function payment(status: PaymentEvent["status"], fields: Partial<PaymentEvent> = {}): StreamEvent {
   return { type: "payment", payment: { id: "pay_weather_1", status, ...fields } };
-}
-
-const quote = { service: "Weather Now", resource: "http://127.0.0.1:4021/weather?city=Lisbon", amount: "0.01", payTo: PAY_TO, network: `eip155:${chainId}` };
-
-function approvalFor(from: string): ApprovalRequest {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    method: "GET",
-    resource: quote.resource,
-    amount: "0.01",
-    asset: usdc,
-    network: quote.network,
-    payTo: PAY_TO,
-    expiresAt: now + 300,
-    x402Version: 2,
-    scheme: "exact",
-    requirements: { scheme: "exact", network: quote.network, amount: "10000", payTo: PAY_TO, asset: usdc },
-    typedData: {
-      domain: { name: "USD Coin", version: "2", chainId, verifyingContract: usdc },
-      types: {
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
-      primaryType: "TransferWithAuthorization",
-      message: {
-        from,
-        to: PAY_TO,
-        value: "10000",
-        validAfter: String(now - 60),
-        validBefore: String(now + 300),
-        nonce: `0x${"5a".repeat(32)}`,
-      },
-    },
-  };
 }
 
 const ANSWER =
