@@ -12,8 +12,10 @@ export const DEVNET_SUITE_TAG = "X402_DEVNET_SUITE";
 export type TaggedProcess = { pid: number; command: string; tags: Record<string, string> };
 
 /**
- * Processes on this machine whose environment carries `name=value` (Linux `/proc`; elsewhere an
- * empty list, since there is no portable way to read another process's environment).
+ * Processes started by a devnet (anvil and its reaper: they carry `X402_DEVNET_PROCESS`) whose
+ * environment also carries `name=value`. Linux `/proc` only; elsewhere an empty list, since
+ * there is no portable way to read another process's environment. Other processes that merely
+ * inherited a suite tag (test workers, for instance) are not devnet processes and not listed.
  */
 export function findTaggedProcesses(name: string, value: string): TaggedProcess[] {
   if (process.platform !== "linux") return [];
@@ -33,7 +35,7 @@ export function findTaggedProcesses(name: string, value: string): TaggedProcess[
       continue; // the process ended while we looked, or is not ours to read
     }
     const variables = environment.split("\0");
-    if (!variables.includes(wanted)) continue;
+    if (!variables.includes(wanted) || !variables.some((variable) => variable.startsWith(`${DEVNET_PROCESS_TAG}=`))) continue;
     const tags: Record<string, string> = {};
     for (const variable of variables) {
       if (variable.startsWith(`${DEVNET_PROCESS_TAG}=`) || variable.startsWith(`${DEVNET_SUITE_TAG}=`)) {

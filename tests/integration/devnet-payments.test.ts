@@ -1,0 +1,248 @@
+/**
+ * The local world end to end, paid with the official x402 client (@x402/fetch with @x402/evm's
+ * exact scheme, v2 and v1) and nothing of the project's in the payment path.
+ */
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, HTTPFacilitatorClient } from "@x402/core/http";
+import type { Network } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { ExactEvmSchemeV1 } from "@x402/evm/v1";
+import { withBazaar } from "@x402/extensions/bazaar";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { createPublicClient, erc20Abi, http, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDevnet, type Devnet } from "../../devnet";
+import { registerLocalV1Network } from "../../lib/network/local-v1-network";
+
+let devnet: Devnet;
+let chain: ReturnType<typeof createPublicClient>;
+/** Every payment header the client sent, by service URL, to replay them later. */
+const sentPaymentHeaders = new Map<string, Record<string, string>>();
+
+function balanceOf(address: string): Promise<bigint> {
+  return chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address as Address] });
+}
+
+function serviceUrl(service: Devnet["services"][number]): string {
+  return `${service.url}?${new URLSearchParams(service.queryParams)}`;
+}
+
+/** The official client, configured the way any x402 buyer would configure it for this chain. */
+function officialPayingFetch(privateKey: Hex) {
+  const account = privateKeyToAccount(privateKey);
+  // x402 v1 names chains, and @x402/evm's v1 table has no local chain: teach it ours (library
+  // configuration, done once; the payment itself is all @x402 code).
+  registerLocalV1Network(devnet.chainId, devnet.v1Network);
+  const client = new x402Client()
+    .register(devnet.network as Network, new ExactEvmScheme(account))
+    .registerV1(devnet.v1Network as Network, new ExactEvmSchemeV1(account))
+    // The devnet token is not one of x402's built-in assets, so it is allowed explicitly.
+    .setSpendControls({
+      allowedAssets: [
+        { network: devnet.network as Network, asset: devnet.usdc },
+        { network: devnet.v1Network as Network, asset: devnet.usdc },
+      ],
+    });
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    for (const name of ["payment-signature", "x-payment"]) {
+      const value = request.headers.get(name);
+      if (value) sentPaymentHeaders.set(request.url.split("?")[0] ?? request.url, { [name]: value });
+    }
+    return fetch(request);
+  };
+  return wrapFetchWithPayment(recordingFetch, client);
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet({ slowDelayMs: 300 });
+  chain = createPublicClient({ transport: http(devnet.rpcUrl) });
+});
+
+afterAll(async () => {
+  await devnet?.stop();
+});
+
+describe("accounts", () => {
+  it("funds the agent and the user with 100 USDC, the unfunded wallet with none, and all with gas", async () => {
+    expect(await balanceOf(devnet.accounts.agent.address)).toBe(100_000_000n);
+    expect(await balanceOf(devnet.accounts.user.address)).toBe(100_000_000n);
+    expect(await balanceOf(devnet.accounts.unfunded.address)).toBe(0n);
+    for (const account of [devnet.accounts.agent, devnet.accounts.user, devnet.accounts.unfunded]) {
+      expect(await chain.getBalance({ address: account.address as Address })).toBeGreaterThan(0n);
+    }
+  });
+
+  it("deploys a token with USDC's EIP-712 domain", () => {
+    expect({ name: devnet.usdcName, version: devnet.usdcVersion, decimals: devnet.usdcDecimals }).toEqual({ name: "USD Coin", version: "2", decimals: 6 });
+  });
+});
+
+describe("402 answers", () => {
+  it("v2 services list their exact requirements in the PAYMENT-REQUIRED header", async () => {
+    for (const service of devnet.services.filter((entry) => entry.x402Version === 2 && !entry.offline)) {
+      const response = await fetch(serviceUrl(service));
+      expect(response.status, service.name).toBe(402);
+      const required = decodePaymentRequiredHeader(response.headers.get("payment-required") ?? "");
+      expect(required.x402Version).toBe(2);
+      expect(required.accepts).toHaveLength(1);
+      expect(required.accepts[0]).toMatchObject({
+        scheme: "exact",
+        network: "eip155:31337",
+        amount: service.amount,
+        asset: devnet.usdc,
+        payTo: devnet.accounts.merchant.address,
+        extra: { name: "USD Coin", version: "2" },
+      });
+    }
+  });
+
+  it("the v1 service lists its requirements in the body, with maxAmountRequired", async () => {
+    const service = devnet.services.find((entry) => entry.x402Version === 1);
+    if (!service) throw new Error("no v1 service");
+    const response = await fetch(serviceUrl(service));
+    expect(response.status).toBe(402);
+    const body = (await response.json()) as { x402Version: number; accepts: Record<string, unknown>[] };
+    expect(body.x402Version).toBe(1);
+    expect(body.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: devnet.v1Network,
+      maxAmountRequired: service.amount,
+      asset: devnet.usdc,
+      payTo: devnet.accounts.merchant.address,
+      extra: { name: "USD Coin", version: "2" },
+    });
+  });
+
+  it("prices premium-report above the app's default 1.00 USDC per-payment limit", () => {
+    const premium = devnet.services.find((service) => service.name === "premium-report");
+    expect(BigInt(premium?.amount ?? 0)).toBeGreaterThan(1_000_000n);
+    const prices = devnet.services.map((service) => service.price);
+    expect(new Set(prices).size).toBe(prices.length);
+  });
+});
+
+describe("paying every paid service with the official x402 client", () => {
+  const paid = () => devnet.services.filter((service) => !service.offline);
+
+  it.each(["weather", "crypto-price", "news-headlines", "premium-report", "slow-analysis", "fx-rates"])("pays %s", async (name) => {
+    const service = paid().find((entry) => entry.name === name);
+    if (!service) throw new Error(`no service ${name}`);
+    const pay = officialPayingFetch(devnet.accounts.agent.privateKey as Hex);
+    const payer = devnet.accounts.agent.address;
+    const payee = devnet.accounts.merchant.address;
+    const [payerBefore, payeeBefore] = await Promise.all([balanceOf(payer), balanceOf(payee)]);
+
+    const response = await pay(serviceUrl(service));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { demo?: boolean };
+    expect(body.demo).toBe(true);
+
+    const receiptHeader = response.headers.get(service.x402Version === 1 ? "x-payment-response" : "payment-response");
+    const settlement = decodePaymentResponseHeader(receiptHeader ?? "");
+    expect(settlement.success).toBe(true);
+    const receipt = await chain.getTransactionReceipt({ hash: settlement.transaction as Hex });
+    expect(receipt.status).toBe("success");
+
+    const price = BigInt(service.amount ?? "0");
+    expect(await balanceOf(payer)).toBe(payerBefore - price);
+    expect(await balanceOf(payee)).toBe(payeeBefore + price);
+  });
+
+  it("every paid service has been paid (the list above is complete)", () => {
+    expect(paid().map((service) => service.name).sort()).toEqual(["crypto-price", "fx-rates", "news-headlines", "premium-report", "slow-analysis", "weather"]);
+  });
+
+  it.each(["weather", "fx-rates"])("refuses a replayed payment header for %s and moves no money", async (name) => {
+    const service = devnet.services.find((entry) => entry.name === name);
+    const headers = service && sentPaymentHeaders.get(service.url);
+    if (!service || !headers) throw new Error(`no recorded payment for ${name}`);
+    const before = await Promise.all([balanceOf(devnet.accounts.agent.address), balanceOf(devnet.accounts.merchant.address)]);
+
+    const replay = await fetch(serviceUrl(service), { headers });
+    expect(replay.status).toBe(402);
+    expect(replay.headers.get("payment-response") ?? replay.headers.get("x-payment-response")).toBeNull();
+
+    const after = await Promise.all([balanceOf(devnet.accounts.agent.address), balanceOf(devnet.accounts.merchant.address)]);
+    expect(after).toEqual(before);
+  });
+
+  it("refuses a paid request with a bad query before verifying, so nothing is spent", async () => {
+    const weather = devnet.services.find((entry) => entry.name === "weather");
+    const headers = weather && sentPaymentHeaders.get(weather.url);
+    if (!weather || !headers) throw new Error("no recorded weather payment");
+    const response = await fetch(weather.url, { headers });
+    expect(response.status).toBe(400);
+  });
+
+  it("the unfunded wallet's payment is refused with nothing moved", async () => {
+    const weather = devnet.services.find((entry) => entry.name === "weather");
+    if (!weather) throw new Error("no weather");
+    const pay = officialPayingFetch(devnet.accounts.unfunded.privateKey as Hex);
+    const merchantBefore = await balanceOf(devnet.accounts.merchant.address);
+    const response = await pay(serviceUrl(weather));
+    expect(response.status).toBe(402);
+    const required = decodePaymentRequiredHeader(response.headers.get("payment-required") ?? "");
+    expect(required.error).toMatch(/insufficient/i);
+    expect(await balanceOf(devnet.accounts.merchant.address)).toBe(merchantBefore);
+  });
+});
+
+describe("discovery", () => {
+  type ListResponse = {
+    items: { resource: string; type: string; x402Version: number; accepts: Record<string, unknown>[]; serviceName: string; tags: string[]; description: string }[];
+    pagination: { limit: number; offset: number; total: number };
+  };
+
+  it("lists every service, offline one included, with its price", async () => {
+    const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?type=http&limit=50`);
+    expect(response.status).toBe(200);
+    const list = (await response.json()) as ListResponse;
+    expect(list.pagination).toEqual({ limit: 50, offset: 0, total: devnet.services.length });
+    for (const service of devnet.services) {
+      const item = list.items.find((entry) => entry.resource === service.url);
+      expect(item, service.name).toBeDefined();
+      expect(item?.type).toBe("http");
+      expect(item?.x402Version).toBe(service.x402Version);
+      const accept = item?.accepts[0] ?? {};
+      expect(accept.amount ?? accept.maxAmountRequired).toBe(service.amount);
+    }
+  });
+
+  it("pages with limit and offset", async () => {
+    const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?limit=2&offset=2`);
+    const list = (await response.json()) as ListResponse;
+    expect(list.items).toHaveLength(2);
+    expect(list.pagination).toEqual({ limit: 2, offset: 2, total: devnet.services.length });
+  });
+
+  it.each([
+    ["weather forecast for Lisbon", "weather"],
+    ["bitcoin price", "crypto-price"],
+    ["latest news headlines", "news-headlines"],
+    ["in-depth research report", "premium-report"],
+    ["currency exchange rates", "fx-rates"],
+    ["sentiment", "slow-analysis"],
+  ])("search %j ranks %s first", async (query, expected) => {
+    const response = await fetch(`${devnet.facilitatorUrl}/discovery/search?${new URLSearchParams({ query })}`);
+    expect(response.status).toBe(200);
+    const result = (await response.json()) as ListResponse & { resources: ListResponse["items"] };
+    const expectedUrl = devnet.services.find((service) => service.name === expected)?.url;
+    expect(result.items[0]?.resource).toBe(expectedUrl);
+    expect(result.resources[0]?.resource).toBe(expectedUrl);
+    expect(result.items[0]).toMatchObject({ type: "http", serviceName: expect.any(String), tags: expect.any(Array), lastUpdated: expect.any(String) });
+  });
+
+  it("answers the official Bazaar client", async () => {
+    const bazaar = withBazaar(new HTTPFacilitatorClient({ url: devnet.facilitatorUrl })).extensions.bazaar;
+    const list = await bazaar.listResources({ type: "http" });
+    expect(list.pagination.total).toBe(devnet.services.length);
+    const search = await bazaar.search({ query: "weather" });
+    expect(search.resources[0]?.resource).toBe(devnet.services.find((service) => service.name === "weather")?.url);
+  });
+
+  it("refuses a search without a query", async () => {
+    const response = await fetch(`${devnet.facilitatorUrl}/discovery/search`);
+    expect(response.status).toBe(400);
+  });
+});
