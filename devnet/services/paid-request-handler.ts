@@ -36,6 +36,18 @@ export function preflight(service: DemoService, request: IncomingMessage, respon
   return url;
 }
 
+/**
+ * Aborts when the caller disconnects before its answer is written. Set up as soon as a request
+ * arrives: the caller may give up while the payment is still being verified.
+ */
+export function watchCaller(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.once("close", () => {
+    if (!response.writableFinished) controller.abort(new Error("the caller disconnected"));
+  });
+  return controller.signal;
+}
+
 export type ProducedAnswer = { kind: "answer"; body: string } | { kind: "caller-gone" } | { kind: "failed" };
 
 /**
@@ -48,32 +60,28 @@ export async function produceAnswer(
   service: DemoService,
   url: URL,
   response: ServerResponse,
+  callerGone: AbortSignal,
   environment: HandlerEnvironment,
 ): Promise<ProducedAnswer> {
+  if (callerGone.aborted) return { kind: "caller-gone" };
   if (environment.faults.isServiceFailing(service.name)) {
     sendProblem(response, 500, "Service error", `${service.serviceName} failed after verifying your payment. The payment was not settled: nothing was charged.`);
     return { kind: "failed" };
   }
-  const callerGone = new AbortController();
-  const onClose = () => {
-    if (!response.writableFinished) callerGone.abort(new Error("the caller disconnected"));
-  };
-  response.on("close", onClose);
-  const context: ServiceContext = { slowDelayMs: environment.slowDelayMs, signal: callerGone.signal };
+  const context: ServiceContext = { slowDelayMs: environment.slowDelayMs, signal: callerGone };
   try {
     const answer = await service.answer(url.searchParams, context);
-    if (callerGone.signal.aborted) return { kind: "caller-gone" };
+    // Settling now would charge for an answer nobody receives.
+    if (callerGone.aborted) return { kind: "caller-gone" };
     if (!answer.ok) {
       sendProblem(response, 400, "Invalid request", `${answer.detail}. The payment was not settled.`);
       return { kind: "failed" };
     }
     return { kind: "answer", body: JSON.stringify(answer.body) };
   } catch {
-    if (callerGone.signal.aborted) return { kind: "caller-gone" };
+    if (callerGone.aborted) return { kind: "caller-gone" };
     sendProblem(response, 500, "Service error", `${service.serviceName} failed. The payment was not settled: nothing was charged.`);
     return { kind: "failed" };
-  } finally {
-    response.off("close", onClose);
   }
 }
 

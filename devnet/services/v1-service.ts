@@ -3,7 +3,7 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { z } from "zod";
 import { sendJson } from "../http/json-response";
-import { preflight, produceAnswer, sendFacilitatorUnavailable, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
+import { preflight, produceAnswer, sendFacilitatorUnavailable, watchCaller, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
 import { v1RequirementsFor, type PaymentTerms } from "./payment-terms";
 import type { DemoService } from "./service-catalog";
 
@@ -51,6 +51,7 @@ export function createV1ServiceHandler(options: V1ServiceOptions): PaidServiceHa
   return {
     accepts: [requirements],
     async handle(request, response) {
+      const callerGone = watchCaller(response);
       const header = request.headers["x-payment"];
       const paymentHeader = Array.isArray(header) ? header[0] : header;
       const url = preflight(service, request, response, Boolean(paymentHeader));
@@ -72,7 +73,7 @@ export function createV1ServiceHandler(options: V1ServiceOptions): PaidServiceHa
       }
       if (!verification.isValid) return paymentRequired(response, verification.invalidReason ?? "invalid_payment");
 
-      const produced = await produceAnswer(service, url, response, options);
+      const produced = await produceAnswer(service, url, response, callerGone, options);
       if (produced.kind !== "answer") return;
 
       let settlement: SettleResponse;

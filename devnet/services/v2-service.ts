@@ -3,7 +3,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { formatUnits } from "viem";
 import { NodeHttpAdapter } from "./node-http-adapter";
-import { preflight, produceAnswer, sendFacilitatorUnavailable, writeInstructions, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
+import { preflight, produceAnswer, sendFacilitatorUnavailable, watchCaller, writeInstructions, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
 import { discoveryExtensionFor, MAX_TIMEOUT_SECONDS, type PaymentTerms } from "./payment-terms";
 import type { DemoService } from "./service-catalog";
 
@@ -61,6 +61,7 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
   return {
     accepts,
     async handle(request, response) {
+      const callerGone = watchCaller(response);
       const adapter = (url: URL) => new NodeHttpAdapter(request, url);
       const hasPayment = Boolean(request.headers["payment-signature"]);
       const url = preflight(service, request, response, hasPayment);
@@ -76,7 +77,7 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
       if (result.type === "payment-error") return writeInstructions(response, result.response);
       if (result.type === "no-payment-required") throw new Error(`${service.path} is not protected`);
 
-      const produced = await produceAnswer(service, url, response, options);
+      const produced = await produceAnswer(service, url, response, callerGone, options);
       if (produced.kind !== "answer") {
         await result.cancellationDispatcher.cancel({ reason: "handler_failed", responseStatus: 500 }).catch(() => undefined);
         return;
