@@ -27,7 +27,7 @@ export type ResolvedDevnetOptions = z.output<typeof DevnetOptions>;
  * over the environment. `--block-time 2` (or `DEVNET_BLOCK_TIME=2`), `--confirmations`,
  * `--slow-delay-ms`, `--settle-timeout-ms`, `--file` (or `DEVNET_FILE`).
  */
-export function parseDevnetCliOptions(argv: readonly string[], environment: NodeJS.ProcessEnv): StartDevnetOptions {
+export function parseDevnetCliOptions(argv: readonly string[], environment: Readonly<Record<string, string | undefined>>): StartDevnetOptions {
   const flags = new Map<string, string>();
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index] ?? "";

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { DevnetOptions, parseDevnetCliOptions } from "./devnet-options";
+
+describe("parseDevnetCliOptions", () => {
+  it("reads flags, with or without =, over the environment", () => {
+    expect(parseDevnetCliOptions(["--block-time", "2", "--confirmations=3"], { DEVNET_BLOCK_TIME: "5", DEVNET_SLOW_DELAY_MS: "10" })).toMatchObject({
+      blockTimeSeconds: 2,
+      confirmations: 3,
+      slowDelayMs: 10,
+      writeFile: ".devnet/devnet.json",
+    });
+  });
+
+  it("writes where DEVNET_FILE or --file says", () => {
+    expect(parseDevnetCliOptions([], { DEVNET_FILE: "/tmp/a.json" }).writeFile).toBe("/tmp/a.json");
+    expect(parseDevnetCliOptions(["--file", "b.json"], { DEVNET_FILE: "/tmp/a.json" }).writeFile).toBe("b.json");
+  });
+
+  it("refuses unknown flags, missing values and bad numbers", () => {
+    expect(() => parseDevnetCliOptions(["--block-tiem", "2"], {})).toThrow(/unknown option/);
+    expect(() => parseDevnetCliOptions(["--block-time"], {})).toThrow(/needs a value/);
+    expect(() => parseDevnetCliOptions(["--block-time", "fast"], {})).toThrow(/must be a number/);
+    expect(() => parseDevnetCliOptions(["--confirmations", "0"], {})).toThrow(/confirmations/);
+  });
+});
+
+describe("DevnetOptions", () => {
+  it("defaults to instant mining, one confirmation, chain 31337 and 100 USDC per wallet", () => {
+    expect(DevnetOptions.parse({})).toMatchObject({ blockTimeSeconds: 0, confirmations: 1, chainId: 31337, walletUsdc: 100_000_000n });
+  });
+});
