@@ -48,7 +48,7 @@ export function WalletPanel({ refreshKey }: WalletPanelProps) {
         <p className="wallet__line">
           <span className="wallet__dot" aria-hidden="true" />
           <span>
-            {isDemo ? LOCAL_DEMO_WALLET_LABEL : (connection.connector?.name ?? "Wallet")}{" "}
+            {isDemo ? LOCAL_DEMO_WALLET_LABEL : connection.connector?.id === "injected" ? "Browser wallet" : (connection.connector?.name ?? "Wallet")}{" "}
             <code title={address}>{shortHex(address)}</code>
           </span>
         </p>
