@@ -8,11 +8,19 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactEvmSchemeV1 } from "@x402/evm/v1";
 import { withBazaar } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { createPublicClient, erc20Abi, http, type Address, type Hex } from "viem";
+import { createPublicClient, erc20Abi, hashDomain, http, parseAbi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevnet, type Devnet } from "../../devnet";
+import { fiatTokenSetupAbi, startDevnet, type Devnet } from "../../devnet";
 import { registerLocalV1Network } from "../../lib/network/local-v1-network";
+
+const eip712DomainTypes = [
+  { name: "name", type: "string" },
+  { name: "version", type: "string" },
+  { name: "chainId", type: "uint256" },
+  { name: "verifyingContract", type: "address" },
+] as const;
+const authorizationStateAbi = parseAbi(["function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
 
 let devnet: Devnet;
 let chain: ReturnType<typeof createPublicClient>;
@@ -73,8 +81,17 @@ describe("accounts", () => {
     }
   });
 
-  it("deploys a token with USDC's EIP-712 domain", () => {
+  it("deploys a token with USDC's EIP-712 domain", async () => {
     expect({ name: devnet.usdcName, version: devnet.usdcVersion, decimals: devnet.usdcDecimals }).toEqual({ name: "USD Coin", version: "2", decimals: 6 });
+    const address = devnet.usdc as Address;
+    const [name, version, decimals, separator] = await Promise.all([
+      chain.readContract({ address, abi: fiatTokenSetupAbi, functionName: "name" }),
+      chain.readContract({ address, abi: fiatTokenSetupAbi, functionName: "version" }),
+      chain.readContract({ address, abi: fiatTokenSetupAbi, functionName: "decimals" }),
+      chain.readContract({ address, abi: fiatTokenSetupAbi, functionName: "DOMAIN_SEPARATOR" }),
+    ]);
+    expect({ name, version, decimals }).toEqual({ name: "USD Coin", version: "2", decimals: 6 });
+    expect(separator).toBe(hashDomain({ domain: { name, version, chainId: devnet.chainId, verifyingContract: address }, types: { EIP712Domain: eip712DomainTypes } }));
   });
 });
 
@@ -165,6 +182,13 @@ describe("paying every paid service with the official x402 client", () => {
 
     const after = await Promise.all([balanceOf(devnet.accounts.agent.address), balanceOf(devnet.accounts.merchant.address)]);
     expect(after).toEqual(before);
+
+    // The token itself records the authorization as used (EIP-3009 authorizationState).
+    const payment = JSON.parse(Buffer.from(Object.values(headers)[0] ?? "", "base64").toString("utf8")) as {
+      payload: { authorization: { from: Address; nonce: Hex } };
+    };
+    const { from, nonce } = payment.payload.authorization;
+    expect(await chain.readContract({ address: devnet.usdc as Address, abi: authorizationStateAbi, functionName: "authorizationState", args: [from, nonce] })).toBe(true);
   });
 
   it("refuses a paid request with a bad query before verifying, so nothing is spent", async () => {
