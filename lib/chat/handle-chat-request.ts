@@ -58,11 +58,13 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       : undefined;
 
     const framing = framingForAccept(request.headers.get("accept"));
-    let run: ReturnType<typeof startChatRun> | undefined;
-    const writer = new StreamWriter({ framing, onCancel: () => run?.abort(new Error("client disconnected")) });
+    // The writer needs the run's abort before the run exists: a holder closes the loop.
+    const holder: { run?: ReturnType<typeof startChatRun> } = {};
+    const writer = new StreamWriter({ framing, onCancel: () => holder.run?.abort(new Error("client disconnected")) });
     const requestKey = requestKeyOf(request, body.walletAddress, messages);
-    run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey }, writer);
-    request.signal?.addEventListener("abort", () => run?.abort(new Error("client disconnected")), { once: true });
+    const run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey }, writer);
+    holder.run = run;
+    request.signal?.addEventListener("abort", () => run.abort(new Error("client disconnected")), { once: true });
 
     // Before promising 200, make sure the model provider answers. After an approved payment
     // the stream must go out whatever happens, so that the payment is reported.

@@ -38,8 +38,14 @@ async function sign(approval: ApprovalRequest, privateKey: `0x${string}`) {
   return privateKeyToAccount(privateKey).signTypedData(toViemTypedData(approval.typedData));
 }
 
-function reencode(header: string, change: (payload: Record<string, any>) => void): string {
-  const payload = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as Record<string, any>;
+type HeaderPayload = {
+  resource: { url: string };
+  accepted: { payTo: string };
+  payload: { authorization: { to: string; value: string; nonce: string } };
+};
+
+function reencode(header: string, change: (payload: HeaderPayload) => void): string {
+  const payload = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as HeaderPayload;
   change(payload);
   return Buffer.from(JSON.stringify(payload)).toString("base64");
 }

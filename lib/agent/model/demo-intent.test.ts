@@ -26,5 +26,6 @@ describe("readDemoIntent", () => {
     expect(readDemoIntent("please call the slow service")).toEqual({ kind: "buy", query: "slow" });
     expect(readDemoIntent("hello there")).toEqual({ kind: "help" });
     expect(readDemoIntent("what can you do?")).toEqual({ kind: "help" });
+    expect(readDemoIntent("I declined the payment of 0.01 USDC to Devnet Weather.")).toEqual({ kind: "declined" });
   });
 });

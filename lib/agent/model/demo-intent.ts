@@ -4,6 +4,7 @@
  */
 export type DemoIntent =
   | { kind: "help" }
+  | { kind: "declined" }
   | { kind: "discover"; query: string | undefined }
   | { kind: "buy"; query: string; parameter?: { name: string; value: string } };
 
@@ -56,6 +57,8 @@ function findTopic(text: string, fallback = "technology"): string {
 
 export function readDemoIntent(text: string): DemoIntent {
   const lower = text.toLowerCase();
+  // The page reports a rejected approval in words; nothing is to be bought then.
+  if (/\b(i )?(declined|rejected|refused|cancel(l)?ed)\b.*\bpayment\b|\bdon'?t pay\b/.test(lower)) return { kind: "declined" };
   const wantsList = DISCOVERY_WORDS.test(text) && !/\bbuy\b|\bpurchase\b/.test(lower);
 
   let topic: DemoIntent | undefined;

@@ -137,7 +137,8 @@ export function decide(prompt: LanguageModelV4Prompt): Decision {
 
   if (!last) {
     if (intent.kind === "help") return { type: "text", text: helpText(userText) };
-    return { type: "tool", toolName: DISCOVER_TOOL, input: intent.query ? { query: intent.query } : {} };
+    if (intent.kind === "declined") return { type: "text", text: `${LABEL}\n\nUnderstood: nothing was signed and nothing was paid. Ask me anything else.` };
+    return { type: "tool", toolName: DISCOVER_TOOL, input: "query" in intent && intent.query ? { query: intent.query } : {} };
   }
 
   if (last.toolName === DISCOVER_TOOL) {
