@@ -91,7 +91,7 @@ describe("accounts", () => {
       chain.readContract({ address, abi: fiatTokenSetupAbi, functionName: "DOMAIN_SEPARATOR" }),
     ]);
     expect({ name, version, decimals }).toEqual({ name: "USD Coin", version: "2", decimals: 6 });
-    expect(separator).toBe(hashDomain({ domain: { name, version, chainId: devnet.chainId, verifyingContract: address }, types: { EIP712Domain: eip712DomainTypes } }));
+    expect(separator).toBe(hashDomain({ domain: { name, version, chainId: BigInt(devnet.chainId), verifyingContract: address }, types: { EIP712Domain: eip712DomainTypes } }));
   });
 });
 
