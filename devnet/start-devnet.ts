@@ -17,7 +17,7 @@ import { DevnetFaults } from "./faults";
 import type { PaidServiceHandler } from "./services/paid-request-handler";
 import { discoveryExtensionFor, type PaymentTerms } from "./services/payment-terms";
 import { DEMO_SERVICES, type DemoService } from "./services/service-catalog";
-import { reserveRefusingPort, startServiceHost, type ServiceHost } from "./services/service-host";
+import { findRefusingPort, startServiceHost, type ServiceHost } from "./services/service-host";
 import { createV1ServiceHandler } from "./services/v1-service";
 import { createV2ServiceHandler } from "./services/v2-service";
 import { deployUsdc } from "./token/deploy-usdc";
@@ -200,7 +200,7 @@ async function startService(service: DemoService, options: StartServiceOptions):
   // The offline service gets a URL where nothing listens, but its terms are real: it is listed.
   const host = service.alwaysOffline ? undefined : await startServiceHost();
   if (host) options.onStarted(host);
-  const origin = host?.origin ?? `http://127.0.0.1:${await reserveRefusingPort()}`;
+  const origin = host?.origin ?? `http://127.0.0.1:${await findRefusingPort()}`;
   const url = `${origin}${service.path}`;
   const environment = { faults: options.faults, slowDelayMs: options.slowDelayMs };
   const handler =

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { connect } from "node:net";
 import { sendProblem } from "../http/json-response";
 import { closeServer, listen, LOOPBACK_HOST } from "../http/listen";
 import type { PaidServiceHandler } from "./paid-request-handler";
@@ -42,12 +43,32 @@ export async function startServiceHost(): Promise<ServiceHost> {
 }
 
 /**
- * A port that refuses connections: bound for a moment to learn a free number, then closed,
- * so the "offline" service has a believable URL where nothing listens.
+ * Below the kernel's range for free ports (32768-60999 on Linux), nothing bound to port 0 (any
+ * other test's server) can ever be handed this port, so it keeps refusing connections.
  */
-export async function reserveRefusingPort(): Promise<number> {
-  const server = createServer();
-  const port = await listen(server);
-  await closeServer(server);
-  return port;
+const REFUSING_PORT_RANGE = { from: 20_000, to: 32_000 } as const;
+
+/**
+ * A port where nothing listens, so the "offline" service has a believable URL that refuses
+ * connections. Picked outside the range free ports are drawn from, and checked.
+ */
+export async function findRefusingPort(): Promise<number> {
+  const span = REFUSING_PORT_RANGE.to - REFUSING_PORT_RANGE.from;
+  const start = Math.floor(Math.random() * span);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = REFUSING_PORT_RANGE.from + ((start + attempt * 7919) % span);
+    if (await refusesConnections(port)) return port;
+  }
+  throw new Error("no refusing port found for the offline service");
+}
+
+function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: LOOPBACK_HOST, port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
+  });
 }
