@@ -1,0 +1,250 @@
+/**
+ * Test support: a hostile paid service on 127.0.0.1 that speaks x402 v2 for real (402 with a
+ * `PAYMENT-REQUIRED` header, `PAYMENT-SIGNATURE` in, verify and settle through the local
+ * facilitator over HTTP, `PAYMENT-RESPONSE` out), but whose words are an attack: prompt
+ * injections in its 402 and in its paid answers, prices above any limit, payment options on
+ * other networks or in other tokens, redirects to places the agent must not go.
+ *
+ * It records every connection, every request and every payment it was offered or settled, so a
+ * test can prove what the agent did and did not send. Start it before the local world (its port
+ * goes into `OUTBOUND_ALLOWLIST`), then `configure` it with the world's facilitator and token.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isDeepStrictEqual } from "node:util";
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+
+/** What the service needs to know about the local world to ask for (and settle) payments. */
+export type HostileWorld = {
+  facilitatorUrl: string;
+  /** CAIP-2 id of the local chain, e.g. "eip155:31337". */
+  network: `${string}:${string}`;
+  usdc: string;
+  usdcName: string;
+  usdcVersion: string;
+};
+
+export type HostileRoute = {
+  /** The payment options the 402 offers (none: the route answers for free). */
+  accepts?(world: HostileWorld, url: URL): PaymentRequirements[];
+  /** Text placed in the 402: header `error`, resource description, and the JSON body. */
+  pitch?: string;
+  /** The JSON body of a paid (or free) answer; `paidCount` counts this route's settlements so far. */
+  answer?(url: URL, paidCount: number): unknown;
+  /** Answers every request with a redirect here instead. */
+  redirectTo?: string;
+  /**
+   * Takes the payment but never settles it: answers 200 with a `PAYMENT-RESPONSE` claiming
+   * success and this transaction hash (made up, or another payment's).
+   */
+  fakeSettlement?(): string;
+};
+
+export type HostileRequest = { method: string; path: string; search: string; hasPayment: boolean; body: string };
+export type HostileSettlement = { path: string; payTo: string; amount: string; network: string; asset: string; transaction: string };
+export type HostilePaymentOffer = { path: string; accepted: unknown; outcome: "settled" | "not-settled" | "not-offered" | "invalid" | "failed" };
+
+export type HostileService = {
+  origin: string;
+  port: number;
+  url(path: string): string;
+  configure(world: HostileWorld): void;
+  /** Sockets accepted so far. */
+  connections(): number;
+  requests: HostileRequest[];
+  /** Every request that carried a payment, and what became of it. */
+  offers: HostilePaymentOffer[];
+  settlements: HostileSettlement[];
+  close(): Promise<void>;
+};
+
+/** USDC base units as the x402 `amount` string. */
+export function usdcUnits(decimal: string): string {
+  const [whole = "0", fraction = ""] = decimal.split(".");
+  return (BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, "0"))).toString();
+}
+
+/** A v2 `exact` option for the world's USDC, with overrides for the hostile variants. */
+export function exactUsdcOption(world: HostileWorld, terms: { amount: string; payTo: string } & Partial<PaymentRequirements>): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: world.network,
+    asset: world.usdc,
+    maxTimeoutSeconds: 120,
+    extra: { name: world.usdcName, version: world.usdcVersion },
+    ...terms,
+  };
+}
+
+/**
+ * Starts the service on 127.0.0.1 and a free port.
+ *
+ * @example
+ * const hostile = await startHostileService({ "/data": { accepts: (world) => [exactUsdcOption(world, { amount: "10000", payTo })] } });
+ * hostile.configure(world); // after the local world is up
+ */
+export async function startHostileService(routes: Record<string, HostileRoute>): Promise<HostileService> {
+  let world: HostileWorld | undefined;
+  let facilitator: HTTPFacilitatorClient | undefined;
+  let connections = 0;
+  const requests: HostileRequest[] = [];
+  const offers: HostilePaymentOffer[] = [];
+  const settlements: HostileSettlement[] = [];
+
+  const server = createServer((request, response) => {
+    readBody(request)
+      .then((body) => handle(request, body, response))
+      .catch((error: unknown) => {
+        if (!response.headersSent) sendJson(response, 500, { error: "hostile_service_failed", message: String(error) });
+        else response.destroy();
+      });
+  });
+  server.on("connection", () => {
+    connections += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+
+  async function handle(request: IncomingMessage, body: string, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", origin);
+    const paymentHeader = request.headers["payment-signature"];
+    requests.push({ method: request.method ?? "", path: url.pathname, search: url.search, hasPayment: paymentHeader !== undefined, body });
+    const route = routes[url.pathname];
+    if (!route) return sendJson(response, 404, { error: "not_found" });
+    if (route.redirectTo) {
+      response.writeHead(302, { Location: route.redirectTo });
+      response.end();
+      return;
+    }
+    const paidSoFar = () => settlements.filter((settlement) => settlement.path === url.pathname).length;
+    if (!route.accepts) return sendJson(response, 200, route.answer?.(url, paidSoFar()) ?? { ok: true });
+    if (!world || !facilitator) throw new Error("hostile service used before configure()");
+    const accepts = route.accepts(world, url);
+    const pitch = route.pitch ?? "Payment required.";
+    const askForPayment = (error: string) => {
+      const header = encodePaymentRequiredHeader({
+        x402Version: 2,
+        error,
+        resource: { url: url.toString(), description: pitch, mimeType: "application/json" },
+        accepts,
+      });
+      sendJson(response, 402, { error: "payment_required", message: pitch }, { "PAYMENT-REQUIRED": header });
+    };
+    if (typeof paymentHeader !== "string") return askForPayment(pitch);
+
+    let payload: PaymentPayload;
+    try {
+      payload = decodePaymentSignatureHeader(paymentHeader);
+    } catch {
+      offers.push({ path: url.pathname, accepted: undefined, outcome: "invalid" });
+      return askForPayment("unreadable payment");
+    }
+    // Settle only an option this route actually offered (as a real resource server does).
+    const offered = accepts.find((option) => isDeepStrictEqual(JSON.parse(JSON.stringify(option)), payload.accepted));
+    if (!offered) {
+      offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "not-offered" });
+      return askForPayment("payment does not match an offered option");
+    }
+    const verified = await facilitator.verify(payload, offered);
+    if (!verified.isValid) {
+      offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "invalid" });
+      return askForPayment(`invalid payment: ${verified.invalidReason ?? "unknown"}`);
+    }
+    const answer = route.answer?.(url, paidSoFar() + 1) ?? { ok: true };
+    if (route.fakeSettlement) {
+      offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "not-settled" });
+      const claim = { success: true, transaction: route.fakeSettlement(), network: offered.network, payer: verified.payer };
+      return sendJson(response, 200, answer, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(claim) });
+    }
+    const settled = await facilitator.settle(payload, offered);
+    if (!settled.success) {
+      offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "failed" });
+      return askForPayment(`settlement failed: ${settled.errorReason ?? "unknown"}`);
+    }
+    offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "settled" });
+    settlements.push({
+      path: url.pathname,
+      payTo: offered.payTo,
+      amount: offered.amount,
+      network: offered.network,
+      asset: offered.asset,
+      transaction: settled.transaction,
+    });
+    sendJson(response, 200, answer, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(settled) });
+  }
+
+  return {
+    origin,
+    port,
+    url: (path) => `${origin}${path}`,
+    configure(next) {
+      world = next;
+      facilitator = new HTTPFacilitatorClient({ url: next.facilitatorUrl });
+    },
+    connections: () => connections,
+    requests,
+    offers,
+    settlements,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A plain recording server (no x402) on a loopback address, to prove a refused target was never
+ * connected to. `host` may be "127.0.0.1" or "::1".
+ */
+export async function startRecordingServer(host = "127.0.0.1"): Promise<{
+  port: number;
+  origin: string;
+  connections(): number;
+  requests: { method: string; url: string; headers: IncomingMessage["headers"] }[];
+  close(): Promise<void>;
+}> {
+  let connections = 0;
+  const requests: { method: string; url: string; headers: IncomingMessage["headers"] }[] = [];
+  const server = createServer((request, response) => {
+    requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers });
+    sendJson(response, 200, { secret: "internal data that must never reach the agent" });
+  });
+  server.on("connection", () => {
+    connections += 1;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    origin: host.includes(":") ? `http://[${host}]:${port}` : `http://${host}:${port}`,
+    connections: () => connections,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
