@@ -155,11 +155,20 @@ export class AgentRun {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** True when a user message contains the URL (query string ignored). */
+  /** True when a user message names exactly this URL (query string ignored), not just a prefix of it. */
   private userNamed(url: string): boolean {
     const target = stripQuery(url);
-    return this.input.messages.some((message) => message.role === "user" && message.content.includes(target));
+    return this.input.messages.some(
+      (message) => message.role === "user" && (message.content.match(URL_IN_TEXT) ?? []).some((named) => stripQuery(trimPunctuation(named)) === target),
+    );
   }
+}
+
+const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/g;
+
+/** A URL at the end of a sentence often carries the sentence's punctuation. */
+function trimPunctuation(url: string): string {
+  return url.replace(/[).,;:!?\]}]+$/, "");
 }
 
 /** A refusal decided before anything was asked of a service: nothing was spent. */

@@ -24,10 +24,16 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
  * An EVM address: all-lowercase, all-uppercase, or a correct EIP-55 checksum when mixed case;
  * the zero address is refused because nobody can sign for it.
  */
+/** EIP-55 checksums only mixed-case addresses; all-lowercase and all-uppercase carry none. */
+function isSingleCase(value: string): boolean {
+  const hex = value.slice(2);
+  return hex === hex.toLowerCase() || hex === hex.toUpperCase();
+}
+
 export const WalletAddress = z
   .string()
   .refine((value) => /^0x[0-9a-fA-F]{40}$/.test(value), { message: "must be a 0x-prefixed 20-byte hex address" })
-  .refine((value) => !/^0x[0-9a-fA-F]{40}$/.test(value) || isAddress(value, { strict: true }), {
+  .refine((value) => !/^0x[0-9a-fA-F]{40}$/.test(value) || isSingleCase(value) || isAddress(value, { strict: true }), {
     message: "has an invalid EIP-55 checksum",
   })
   .refine((value) => value.toLowerCase() !== zeroAddress, { message: "must not be the zero address" })

@@ -53,7 +53,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           network: deps.network,
           quoteSecret: deps.quoteSecret,
           now: (deps.now ?? Date.now)(),
-          serviceName: (url) => deps.discovery.lookup(url)?.name ?? new URL(url).host,
+          serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
         })
       : undefined;
 
@@ -88,6 +88,14 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     });
   } catch (error) {
     return problemResponse(error);
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the service";
   }
 }
 

@@ -4,7 +4,7 @@ import "server-only";
  * used, and the transaction that used it (to reconcile a settlement the service did not
  * report).
  */
-import { createPublicClient, erc20Abi, http, parseAbiItem, type PublicClient } from "viem";
+import { createPublicClient, decodeEventLog, erc20Abi, http, parseAbiItem, type PublicClient } from "viem";
 
 const authorizationStateAbi = [
   {
@@ -28,6 +28,11 @@ export type ChainReader = {
   findAuthorizationTransaction(authorizer: `0x${string}`, nonce: `0x${string}`): Promise<`0x${string}` | undefined>;
   /** Whether the transaction is mined and succeeded. */
   isTransactionSuccessful(hash: `0x${string}`): Promise<boolean | undefined>;
+  /**
+   * Whether the mined transaction used this authorization on our token: undefined while no
+   * receipt exists. A service's word that it settled is believed only after this.
+   */
+  transactionUsedAuthorization(hash: `0x${string}`, authorizer: `0x${string}`, nonce: `0x${string}`): Promise<boolean | undefined>;
 };
 
 export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`; timeoutMs?: number }): ChainReader {
@@ -56,6 +61,24 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
         toBlock: latest,
       });
       return logs.at(-1)?.transactionHash ?? undefined;
+    },
+    async transactionUsedAuthorization(hash, authorizer, nonce) {
+      let receipt;
+      try {
+        receipt = await client.getTransactionReceipt({ hash });
+      } catch {
+        return undefined;
+      }
+      if (receipt.status !== "success") return false;
+      return receipt.logs.some((log) => {
+        if (log.address.toLowerCase() !== options.usdc.toLowerCase()) return false;
+        try {
+          const decoded = decodeEventLog({ abi: [authorizationUsedEvent], data: log.data, topics: log.topics });
+          return decoded.args.authorizer.toLowerCase() === authorizer.toLowerCase() && decoded.args.nonce.toLowerCase() === nonce.toLowerCase();
+        } catch {
+          return false;
+        }
+      });
     },
     async isTransactionSuccessful(hash) {
       try {

@@ -379,20 +379,27 @@ async function payAndDeliver(
   }
 
   const settlement = readSettlement(response.headers);
-  if (response.ok && settlement?.success && settlement.transaction) {
-    await confirm(settlement.transaction);
+  // A service's claim of settlement counts only once the chain shows that transaction using
+  // this very authorization; otherwise the chain decides (reconcile).
+  const claimed = response.ok && settlement?.success ? settlement.transaction : undefined;
+  const proven = claimed ? await deps.chain.transactionUsedAuthorization(claimed, quote.payer, quote.nonce).catch(() => undefined) : undefined;
+  if (claimed && proven) {
+    await confirm(claimed);
     let data: ServiceData;
     try {
       data = await readServiceData(response);
     } catch {
       const message = `Paid ${amount} USDC, but ${quote.service}'s answer could not be read.`;
       tracker.update({ id: quote.id, status: "failed", reason: "payment-failed", ...base, message });
-      return { status: "failed", paymentId: quote.id, reason: "payment-failed", message, txHash: settlement.transaction };
+      return { status: "failed", paymentId: quote.id, reason: "payment-failed", message, txHash: claimed };
     }
     tracker.update({ id: quote.id, status: "delivered", ...base, message: `${quote.service} delivered its data.` });
-    return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount, txHash: settlement.transaction, data };
+    return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount, txHash: claimed, data };
   }
   await response.body?.cancel().catch(() => undefined);
+  if (claimed) {
+    return reconcile(deps, request, quote, confirm, giveBack, `${quote.service} claimed a settlement the chain does not show.`);
+  }
   const why = settlement?.errorReason ? ` (${settlement.errorReason})` : "";
   return reconcile(deps, request, quote, confirm, giveBack, `${quote.service} refused or failed the payment: HTTP ${response.status}${why}.`, response.status === 402);
 }
