@@ -254,8 +254,8 @@ function formatData(data: unknown, depth = 0): string {
 }
 
 function summarise(item: Record<string, unknown>): string {
-  return Object.values(item)
-    .filter((value) => typeof value !== "object")
-    .map(String)
-    .join(" — ");
+  return Object.entries(item)
+    .filter(([, value]) => typeof value !== "object")
+    .map(([key, value]) => `${key}: ${String(value)}`)
+    .join(", ");
 }
