@@ -1,53 +1,20 @@
 import { APICallError } from "ai";
-import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "../env";
-import type { NetworkConfig } from "../network/network-config";
 import { createMemoryStore } from "../store/create-memory-store";
 import { createStore } from "../store/create-store";
 import type { Store } from "../store/store-types";
 import { decodeAll, findSequenceViolations, type StreamEvent } from "../stream";
 import { createChatDependencies } from "./chat-dependencies";
 import { handleChatRequest } from "./handle-chat-request";
-
-// A network that is never contacted: these requests are decided before any payment.
-const network: NetworkConfig = {
-  name: "local",
-  chainId: 31337,
-  caip2: "eip155:31337",
-  networkNames: ["eip155:31337"],
-  usdc: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-  usdcName: "USD Coin",
-  usdcVersion: "2",
-  rpcUrl: "http://127.0.0.1:9",
-  facilitatorUrl: "http://127.0.0.1:9",
-  explorerUrl: undefined,
-  agentPrivateKey: undefined,
-  outboundAllowlist: [],
-  devnet: undefined,
-};
-
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-
-function textModel(text: string) {
-  return new MockLanguageModelV4({
-    doStream: async () => ({
-      stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: text },
-        { type: "text-end", id: "t" },
-        { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
-      ]),
-    }),
-  });
-}
+import { offlineNetwork, textModel } from "../../tests/support/offline-fixtures";
 
 function setup(options: { env?: Record<string, string>; model?: MockLanguageModelV4; store?: Store } = {}) {
   const env = parseEnv({ RATE_LIMIT_REQUESTS: "1000", ...options.env });
   const model = options.model ?? textModel("Hello!");
   const deps = createChatDependencies(env, {
-    network,
+    network: offlineNetwork,
     store: options.store ?? createMemoryStore(),
     baseModel: { model, modelId: "mock", isDemo: false },
   });

@@ -31,7 +31,7 @@ const RequirementV1 = z.looseObject({
   description: z.string().optional(),
   maxTimeoutSeconds: z.number().int().positive().max(86_400),
   extra: domainExtra,
-});
+}).transform((terms) => ({ ...terms, amount: terms.maxAmountRequired }));
 
 const PaymentRequiredV2 = z.looseObject({
   x402Version: z.literal(2),
@@ -113,30 +113,18 @@ export function selectPayableRequirement(paymentRequired: PaymentRequired, netwo
 }
 
 function toPayable(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined {
-  if (version === 2) {
-    const parsed = RequirementV2.safeParse(raw);
-    if (!parsed.success) return undefined;
-    return {
-      x402Version: 2,
-      requirements: raw,
-      amount: BigInt(parsed.data.amount),
-      asset: getAddress(parsed.data.asset),
-      payTo: getAddress(parsed.data.payTo),
-      network: parsed.data.network,
-      maxTimeoutSeconds: parsed.data.maxTimeoutSeconds,
-      domain: { name: parsed.data.extra.name, version: parsed.data.extra.version },
-    };
-  }
-  const parsed = RequirementV1.safeParse(raw);
+  // v2 names the price `amount`, v1 `maxAmountRequired` (mapped to `amount` by its schema).
+  const parsed = version === 2 ? RequirementV2.safeParse(raw) : RequirementV1.safeParse(raw);
   if (!parsed.success) return undefined;
+  const terms = parsed.data;
   return {
-    x402Version: 1,
+    x402Version: version,
     requirements: raw,
-    amount: BigInt(parsed.data.maxAmountRequired),
-    asset: getAddress(parsed.data.asset),
-    payTo: getAddress(parsed.data.payTo),
-    network: parsed.data.network,
-    maxTimeoutSeconds: parsed.data.maxTimeoutSeconds,
-    domain: { name: parsed.data.extra.name, version: parsed.data.extra.version },
+    amount: BigInt(terms.amount),
+    asset: getAddress(terms.asset),
+    payTo: getAddress(terms.payTo),
+    network: terms.network,
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+    domain: { name: terms.extra.name, version: terms.extra.version },
   };
 }

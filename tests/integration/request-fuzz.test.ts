@@ -23,10 +23,10 @@ import { createChatDependencies } from "../../lib/chat/chat-dependencies";
 import { MAX_BODY_BYTES } from "../../lib/chat/chat-request";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../lib/env";
-import type { NetworkConfig } from "../../lib/network/network-config";
 import { inspectMessages } from "../../lib/safety/content-safety";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
 import { decodeAll, findSequenceViolations, type StreamEvent } from "../../lib/stream";
+import { offlineNetwork } from "../support/offline-fixtures";
 import { deriveAuthorizationNonce } from "../../lib/x402/authorization-nonce";
 import { selectPayableRequirement } from "../../lib/x402/payment-requirements";
 import { buildTransferTypedData, toViemTypedData } from "../../lib/x402/transfer-authorization";
@@ -35,22 +35,8 @@ import { buildTransferTypedData, toViemTypedData } from "../../lib/x402/transfer
 // The handler under test, with dependencies that never touch a chain.
 
 const QUOTE_SECRET = "fuzz-quote-secret-0123456789abcdef0123456789abcdef";
-const network: NetworkConfig = {
-  name: "local",
-  chainId: 31337,
-  caip2: "eip155:31337",
-  networkNames: ["eip155:31337"],
-  usdc: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-  usdcName: "USD Coin",
-  usdcVersion: "2",
-  // Port 9 (discard) on loopback, and loopback is not allowlisted: refused before connecting.
-  rpcUrl: "http://127.0.0.1:9",
-  facilitatorUrl: "http://127.0.0.1:9",
-  explorerUrl: undefined,
-  agentPrivateKey: undefined,
-  outboundAllowlist: [],
-  devnet: undefined,
-};
+// Port 9 (discard) on loopback, and loopback is not allowlisted: refused before connecting.
+const network = offlineNetwork;
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const model = new MockLanguageModelV4({
   doStream: async () => ({

@@ -1,0 +1,43 @@
+/**
+ * Fixtures for handler tests that never reach a chain: requests refused or answered before
+ * any payment. Nothing here is ever contacted.
+ */
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import type { NetworkConfig } from "../../lib/network/network-config";
+
+/** A local-looking network whose endpoints are port 9 on loopback, which is not allowlisted. */
+export const offlineNetwork: NetworkConfig = {
+  name: "local",
+  chainId: 31337,
+  caip2: "eip155:31337",
+  networkNames: ["eip155:31337"],
+  usdc: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  usdcName: "USD Coin",
+  usdcVersion: "2",
+  rpcUrl: "http://127.0.0.1:9",
+  facilitatorUrl: "http://127.0.0.1:9",
+  explorerUrl: undefined,
+  agentPrivateKey: undefined,
+  outboundAllowlist: [],
+  devnet: undefined,
+};
+
+export const mockUsage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/** A mock model that answers every call with the same text. */
+export function textModel(text: string): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: text },
+        { type: "text-end", id: "t" },
+        { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: mockUsage },
+      ]),
+    }),
+  });
+}
