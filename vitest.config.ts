@@ -11,6 +11,8 @@ const alias = {
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Logs (the server's payment log lines) are shown for failing tests only.
+    silent: "passed-only",
     projects: [
       {
         resolve: { alias },
