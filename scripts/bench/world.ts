@@ -1,0 +1,60 @@
+/** Starts world-process.ts as a child process and waits until its local world is ready. */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { REPO_ROOT } from "./app-server";
+
+export type WorldProcess = {
+  /** The coordinates file the app reads (DEVNET_FILE). */
+  file: string;
+  pid: number;
+  anvilPid: number;
+  readyInMs: number;
+  stop(): Promise<void>;
+};
+
+export async function startWorldProcess(options: { blockTimeSeconds: number; walletUsdc: bigint; writeFile: string }): Promise<WorldProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=react-server", path.join(import.meta.dirname, "world-process.ts"), JSON.stringify({ ...options, walletUsdc: options.walletUsdc.toString() })],
+    { cwd: REPO_ROOT, env: { ...process.env }, stdio: ["pipe", "pipe", "pipe"] },
+  );
+  let output = "";
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    if (exited) return;
+    child.kill("SIGTERM");
+    const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    await exit;
+    clearTimeout(killer);
+  };
+  try {
+    const ready = await new Promise<{ anvilPid: number; readyInMs: number }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the local world did not start within 60 s:\n${output}`)), 60_000);
+      child.stderr.on("data", (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-10_000);
+      });
+      let buffer = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const line = buffer.split("\n").find((candidate) => candidate.startsWith("{"));
+        if (!line) return;
+        clearTimeout(timer);
+        resolve(JSON.parse(line) as { anvilPid: number; readyInMs: number });
+      });
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the local world exited (${code}) before it was ready:\n${output}`));
+      });
+    });
+    return { file: options.writeFile, pid: child.pid ?? -1, anvilPid: ready.anvilPid, readyInMs: ready.readyInMs, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
