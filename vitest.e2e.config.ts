@@ -19,6 +19,7 @@ export default defineConfig({
     environment: "node",
     globalSetup: ["tests/e2e/support/global-setup.ts"],
     fileParallelism: false,
+    silent: "passed-only",
     testTimeout: 120_000,
     hookTimeout: 900_000,
     teardownTimeout: 30_000,
