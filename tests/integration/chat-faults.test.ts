@@ -6,7 +6,11 @@
  */
 import { parseUnits } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findSequenceViolations } from "../../lib/stream";
+import { createServer } from "node:net";
+import { createChatDependencies } from "../../lib/chat/chat-dependencies";
+import { handleChatRequest } from "../../lib/chat/handle-chat-request";
+import type { NetworkConfig } from "../../lib/network/network-config";
+import { decodeAll, findSequenceViolations, type FinishEvent, type StreamEvent } from "../../lib/stream";
 import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
 
 // Long enough for a 10 s authorization to expire and be proven unused, short enough to test the cut-off.
@@ -16,7 +20,7 @@ let agent: `0x${string}`;
 
 beforeAll(async () => {
   harness = await startChatHarness({
-    devnet: { slowDelayMs: 30_000, settleTimeoutMs: 500 },
+    devnet: { slowDelayMs: 30_000, settleTimeoutMs: 500, facilitatorTimeoutMs: 3_000 },
     env: { CHAT_DEADLINE_MS: String(DEADLINE_MS), AGENT_AUTHORIZATION_TTL_SECONDS: "10", OUTBOUND_TIMEOUT_MS: "30000" },
   });
   agent = harness.devnet.accounts.agent.address as `0x${string}`;
@@ -94,6 +98,61 @@ describe("faults", () => {
     const last = result.payments.at(-1);
     expect(last?.status === "pending" || last?.status === "failed").toBe(true);
     expect(result.payments.some((payment) => payment.status === "confirmed")).toBe(false);
+    expect(await harness.usdcBalance(agent)).toBe(before);
+  });
+
+  it("payment-failed: a facilitator that hangs makes the service give up; nothing moves", async () => {
+    // Discovery lives on the same facilitator: look the service up before it hangs.
+    await harness.deps.discovery.find("weather");
+    await harness.devnet.faults.set({ facilitatorHangs: true });
+    const before = await harness.usdcBalance(agent);
+    const result = await harness.chat(userMessage("What's the weather in Lima?"));
+    expect(findSequenceViolations(result.events)).toEqual([]);
+    expect(result.finish).toMatchObject({ finishReason: "payment-failed", txHash: null });
+    expect(await harness.usdcBalance(agent)).toBe(before);
+    expect((await harness.deps.store.ledger.spentToday(agent)).reserved).toBe(0n);
+  });
+});
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 9;
+}
+
+/** The same world, with one of the agent's own endpoints moved to a port where nothing listens. */
+async function chatWith(network: Partial<NetworkConfig>, content: string) {
+  const deps = createChatDependencies(harness.env, { network: { ...harness.deps.network, ...network }, store: harness.deps.store, baseModel: harness.deps.baseModel });
+  const response = await handleChatRequest(
+    new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(userMessage(content)) }),
+    () => deps,
+  );
+  expect(response.status).toBe(200);
+  const events = decodeAll(await response.text()).flatMap((item) => (item.kind === "event" ? [item.event] : [])) as StreamEvent[];
+  expect(findSequenceViolations(events)).toEqual([]);
+  return { events, finish: (events.at(-1) as { finish: FinishEvent }).finish };
+}
+
+describe("the agent's own dependencies down", () => {
+  it("service-unavailable: the facilitator (discovery) is down", async () => {
+    const port = await closedPort();
+    const { events, finish } = await chatWith(
+      { facilitatorUrl: `http://127.0.0.1:${port}`, outboundAllowlist: [...harness.deps.network.outboundAllowlist, `127.0.0.1:${port}`] },
+      "What's the weather in Quito?",
+    );
+    expect(events.some((event) => event.type === "payment" && event.payment.status === "failed" && event.payment.id.startsWith("disc_"))).toBe(true);
+    expect(finish).toMatchObject({ finishReason: "service-unavailable", txHash: null, payments: [] });
+  });
+
+  it("payment-failed: the chain's RPC is unreachable, so nothing is signed", async () => {
+    const port = await closedPort();
+    const before = await harness.usdcBalance(agent);
+    const { events, finish } = await chatWith({ rpcUrl: `http://127.0.0.1:${port}` }, "What's the weather in Accra?");
+    expect(events.some((event) => event.type === "payment" && event.payment.status === "signing")).toBe(false);
+    expect(finish).toMatchObject({ finishReason: "payment-failed", txHash: null });
     expect(await harness.usdcBalance(agent)).toBe(before);
   });
 });

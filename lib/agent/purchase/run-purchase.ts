@@ -375,7 +375,7 @@ async function payAndDeliver(
       tracker.update({ id: quote.id, status: "failed", reason: "service-unavailable", ...base, message: `${quote.service} could not be reached; nothing was spent.` });
       return { status: "failed", paymentId: quote.id, reason: "service-unavailable", message: `${quote.service} could not be reached; nothing was spent.` };
     }
-    return reconcile(deps, request, quote, confirm, giveBack, `${quote.service} did not answer after receiving the payment.`);
+    return reconcile(deps, request, quote, confirm, giveBack, { message: `${quote.service} did not answer after receiving the payment.` });
   }
 
   const settlement = readSettlement(response.headers);
@@ -397,11 +397,17 @@ async function payAndDeliver(
     return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount, txHash: claimed, data };
   }
   await response.body?.cancel().catch(() => undefined);
+  // A hash means something was broadcast (e.g. settlement still pending): never a clean refusal.
+  const knownTxHash = settlement?.transaction;
   if (claimed) {
-    return reconcile(deps, request, quote, confirm, giveBack, `${quote.service} claimed a settlement the chain does not show.`);
+    return reconcile(deps, request, quote, confirm, giveBack, { message: `${quote.service} claimed a settlement the chain does not show yet.`, knownTxHash });
   }
   const why = settlement?.errorReason ? ` (${settlement.errorReason})` : "";
-  return reconcile(deps, request, quote, confirm, giveBack, `${quote.service} refused or failed the payment: HTTP ${response.status}${why}.`, response.status === 402);
+  return reconcile(deps, request, quote, confirm, giveBack, {
+    message: `${quote.service} refused or failed the payment: HTTP ${response.status}${why}.`,
+    refused: response.status === 402 && !knownTxHash,
+    knownTxHash,
+  });
 }
 
 /**
@@ -416,9 +422,16 @@ async function reconcile(
   quote: Quote,
   confirm: (txHash: `0x${string}`) => Promise<void>,
   giveBack: () => Promise<void>,
-  message: string,
-  refused = false,
+  situation: {
+    message: string;
+    /** The service clearly refused (402) and reported nothing broadcast. */
+    refused?: boolean;
+    /** A hash the service reported, shown while the chain is watched. */
+    knownTxHash?: `0x${string}`;
+  },
 ): Promise<PurchaseOutcome> {
+  const { message, refused = false, knownTxHash } = situation;
+  const hash = knownTxHash ? { txHash: knownTxHash } : {};
   const now = deps.now ?? Date.now;
   const base = { service: quote.service, resource: quote.url };
   const interval = deps.reconcileIntervalMs ?? 500;
@@ -443,14 +456,14 @@ async function reconcile(
     if (now() + interval >= request.deadline) break;
     if (!reportedPending) {
       reportedPending = true;
-      request.tracker.update({ id: quote.id, status: "pending", ...base, message: `${message} Watching the chain for the settlement…` });
+      request.tracker.update({ id: quote.id, status: "pending", ...base, ...hash, message: `${message} Watching the chain for the settlement…` });
     }
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
   // Still uncertain: keep the reservation (money may yet move) and say so plainly.
   const text = `${message} The settlement is still pending; it was not retried and the amount stays reserved.`;
-  request.tracker.update({ id: quote.id, status: "pending", ...base, message: text });
-  return { status: "pending", paymentId: quote.id, message: text };
+  request.tracker.update({ id: quote.id, status: "pending", ...base, ...hash, message: text });
+  return { status: "pending", paymentId: quote.id, message: text, ...hash };
 }
 
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */
