@@ -107,7 +107,9 @@ export function useChat() {
       try {
         const response = await fetch("/api/chat", {
           method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "text/event-stream", ...headers },
+          // One key per message: a retry of the same message can never pay twice (the server
+          // returns the recorded outcome), while a new message is a new purchase.
+          headers: { "Content-Type": "application/json", Accept: "text/event-stream", "Idempotency-Key": turnId, ...headers },
           body: JSON.stringify(body),
           signal: controller.signal,
           cache: "no-store",
