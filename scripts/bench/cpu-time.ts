@@ -101,3 +101,25 @@ export function machineCpu(): { busyMs: number; totalMs: number } {
     return { busyMs: Number.NaN, totalMs: Number.NaN };
   }
 }
+
+export type QuietWait = { waitedMs: number; busyShare: number; quiet: boolean };
+
+/**
+ * Waits (bounded) until the machine is quiet: the share of all cores busy over a one-second
+ * window is at most `threshold`. The benchmark's own servers idle between sections, so what
+ * keeps the machine busy then is someone else's work (other engineers' tests and builds).
+ */
+export async function waitForQuietMachine(options: { maxWaitMs: number; threshold?: number }): Promise<QuietWait> {
+  const threshold = options.threshold ?? 0.3;
+  const started = performance.now();
+  for (;;) {
+    const before = machineCpu();
+    const windowStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = machineCpu();
+    const busyShare = (after.busyMs - before.busyMs) / ((performance.now() - windowStarted) * cpus().length);
+    const waitedMs = performance.now() - started;
+    if (busyShare <= threshold) return { waitedMs, busyShare, quiet: true };
+    if (waitedMs >= options.maxWaitMs) return { waitedMs, busyShare, quiet: false };
+  }
+}

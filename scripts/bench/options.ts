@@ -13,10 +13,12 @@
  *   --block-time s               block time of the realistic-chain world (BENCH_BLOCK_TIME, 2)
  *   --block-turns n              turns per world in the realistic-chain comparison (BENCH_BLOCK_TURNS, 12)
  *   --devnet-starts n            startDevnet runs for the start-to-ready time (BENCH_DEVNET_STARTS, 3)
+ *   --quiet-wait s               before each measured section, wait up to s seconds for other load on the machine to drop (BENCH_QUIET_WAIT, 45; 0 = never)
  *   --warmup n                   unmeasured turns or calls before each measurement (BENCH_WARMUP, 5)
  *   --output path                where to write the report (BENCH_OUTPUT, BENCHMARKS.md)
  *   --no-write                   print only; leave BENCHMARKS.md alone (BENCH_NO_WRITE=1)
- *   --cpu-prof                   run the app server with --cpu-prof into .bench/profiles (BENCH_CPU_PROF=1)
+ *   --cpu-prof                   run the app server with --cpu-prof, profiles under the temp dir (BENCH_CPU_PROF=1)
+ *   --server-node-options "..."  NODE_OPTIONS for the app servers, e.g. "--max-old-space-size=192" (BENCH_SERVER_NODE_OPTIONS)
  */
 
 export const SECTIONS = ["overhead", "cpu", "turn", "concurrency", "block", "page", "devnet"] as const;
@@ -35,9 +37,11 @@ export type BenchOptions = {
   blockTurns: number;
   devnetStarts: number;
   warmup: number;
+  quietWaitSeconds: number;
   output: string;
   write: boolean;
   cpuProfile: boolean;
+  serverNodeOptions: string | undefined;
 };
 
 const BOOLEAN_FLAGS = new Set(["skip-build", "build", "in-place", "no-write", "cpu-prof", "help"]);
@@ -52,7 +56,9 @@ const VALUE_FLAGS = new Set([
   "block-turns",
   "devnet-starts",
   "warmup",
+  "quiet-wait",
   "output",
+  "server-node-options",
 ]);
 
 export class UsageError extends Error {
@@ -64,7 +70,9 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index] ?? "";
     if (!argument.startsWith("--")) throw new UsageError(`unexpected argument "${argument}"`);
-    const [name = "", inline] = argument.slice(2).split("=", 2) as [string, string | undefined];
+    const equals = argument.indexOf("=");
+    const name = equals < 0 ? argument.slice(2) : argument.slice(2, equals);
+    const inline = equals < 0 ? undefined : argument.slice(equals + 1);
     if (BOOLEAN_FLAGS.has(name)) {
       flags.set(name, inline ?? "1");
     } else if (VALUE_FLAGS.has(name)) {
@@ -120,9 +128,11 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     blockTurns: integer("block-turns", "BENCH_BLOCK_TURNS", 12, 1, 1_000),
     devnetStarts: integer("devnet-starts", "BENCH_DEVNET_STARTS", 3, 1, 50),
     warmup: integer("warmup", "BENCH_WARMUP", 5, 0, 1_000),
+    quietWaitSeconds: integer("quiet-wait", "BENCH_QUIET_WAIT", 45, 0, 600),
     output: text("output", "BENCH_OUTPUT") ?? "BENCHMARKS.md",
     write: !truthy("no-write", "BENCH_NO_WRITE"),
     cpuProfile: truthy("cpu-prof", "BENCH_CPU_PROF"),
+    serverNodeOptions: text("server-node-options", "BENCH_SERVER_NODE_OPTIONS"),
   };
 }
 
@@ -142,8 +152,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --block-turns n            turns per world, realistic chain (default 12)
   --devnet-starts n          startDevnet runs (default 3)
   --warmup n                 unmeasured warm-up turns or calls (default 5)
+  --quiet-wait s             wait up to s seconds before each measured section for the machine's other
+                             load to drop (default 45, at most 150 s in all; 0 = never wait)
   --output path              report file (default BENCHMARKS.md)
   --no-write                 print the table only
-  --cpu-prof                 profile the app server (node --cpu-prof) into .bench/profiles
+  --cpu-prof                 profile the app server (node --cpu-prof) into a directory under the temp dir
+  --server-node-options "…"  NODE_OPTIONS for the app servers (e.g. "--max-old-space-size=192")
 
 Every option also reads from the environment: BENCH_SKIP_BUILD=1, BENCH_TURNS=100, ...`;

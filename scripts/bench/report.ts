@@ -11,7 +11,7 @@ import type { BenchOptions } from "./options";
 import type { OverheadResult } from "./payment-overhead";
 import type { PageWeight } from "./page-weight";
 import type { Breakdown } from "./turn-cpu-breakdown";
-import type { CpuUsage } from "./cpu-time";
+import type { CpuUsage, QuietWait } from "./cpu-time";
 import { kb, mb, ms, type Summary } from "./stats";
 import { judge, LIMITS, type TargetRow } from "./targets";
 
@@ -31,6 +31,8 @@ export type BenchResults = {
   devnet?: DevnetStartup;
   breakdown?: Breakdown;
   failures: { section: string; error: string }[];
+  /** Before each measured section: how long the run waited for other load to drop, and the load it then saw. */
+  quiet: ({ section: string } & QuietWait)[];
 };
 
 /** Names of the measured processes, as the CPU tables show them. */
@@ -117,6 +119,16 @@ function machineSection(results: BenchResults): string {
     ),
   ];
   if (machine.uncommitted.length > 0) lines.push("", `Uncommitted at the time of the run: ${machine.uncommitted.map((file) => `\`${file}\``).join(", ")}.`);
+  if (results.options.serverNodeOptions) lines.push("", `**The app servers ran with \`NODE_OPTIONS=${results.options.serverNodeOptions}\`** (\`--server-node-options\`), not as \`npm start\` runs them.`);
+  if (results.quiet.length > 0) {
+    lines.push(
+      "",
+      "Other work on the machine before each measured section (the run waits up to " +
+        `${results.options.quietWaitSeconds} s for it to drop below 30 % of all cores): ` +
+        results.quiet.map((entry) => `${entry.section.replace(/ \(.*\)$/, "")}: ${Math.round(entry.busyShare * 100)} %${entry.waitedMs > 1_500 ? ` after ${Math.round(entry.waitedMs / 1000)} s` : ""}${entry.quiet ? "" : " (not quiet)"}`).join("; ") +
+        ". The CPU tables below show how much CPU other processes took during the measurements themselves.",
+    );
+  }
   return lines.join("\n");
 }
 

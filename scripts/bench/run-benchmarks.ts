@@ -13,7 +13,7 @@ import { prepareBuild } from "./build";
 import { measureBlockTime, measureTurns, warmUp } from "./chat-turns";
 import { measureConcurrency } from "./concurrency";
 import { measureDevnetStartup } from "./devnet-startup";
-import { CpuMeter } from "./cpu-time";
+import { CpuMeter, waitForQuietMachine } from "./cpu-time";
 import { machineInfo } from "./machine";
 import { parseBenchOptions, USAGE, UsageError, type BenchOptions } from "./options";
 import { measurePageWeight } from "./page-weight";
@@ -41,6 +41,9 @@ function serverEnv(devnetFile: string): Record<string, string> {
   };
 }
 
+/** Bound on all waiting for a quiet machine in one run, so that the run stays within minutes. */
+const MAX_TOTAL_QUIET_WAIT_MS = 150_000;
+
 /** Unmeasured turns right after the server starts: module loading and JIT warm-up. */
 const SERVER_WARMUP_TURNS = 20;
 
@@ -52,7 +55,7 @@ const WALLET_USDC = 10_000_000_000n;
 
 async function main(options: BenchOptions): Promise<number> {
   const started = Date.now();
-  const results: BenchResults = { startedAt: new Date(started).toISOString(), options, machine: machineInfo(), failures: [] };
+  const results: BenchResults = { startedAt: new Date(started).toISOString(), options, machine: machineInfo(), failures: [], quiet: [] };
   const cleanup: (() => Promise<void>)[] = [];
   const runCleanup = async () => {
     for (const stop of cleanup.reverse().splice(0)) await stop().catch((error: unknown) => log(`cleanup: ${String(error)}`));
@@ -68,10 +71,18 @@ async function main(options: BenchOptions): Promise<number> {
   const workDirectory = mkdtempSync(path.join(tmpdir(), "x402-bench-"));
   cleanup.push(async () => rmSync(workDirectory, { recursive: true, force: true }));
 
-  const section = async <T>(name: string, work: () => Promise<T>): Promise<T | undefined> => {
+  let quietBudgetMs = Math.min(options.quietWaitSeconds * 1000, MAX_TOTAL_QUIET_WAIT_MS);
+  const section = async <T>(name: string, work: () => Promise<T>, measured = true): Promise<T | undefined> => {
     if (interrupted) return undefined;
-    const sectionStarted = performance.now();
     log(`\n== ${name}`);
+    if (measured && options.quietWaitSeconds > 0) {
+      const quiet = await waitForQuietMachine({ maxWaitMs: Math.min(options.quietWaitSeconds * 1000, quietBudgetMs) });
+      quietBudgetMs = Math.max(0, quietBudgetMs - quiet.waitedMs);
+      results.quiet.push({ section: name, ...quiet });
+      if (!quiet.quiet) log(`   the machine is still ${Math.round(quiet.busyShare * 100)} % busy with other work after ${Math.round(quiet.waitedMs / 1000)} s; measuring anyway`);
+      else if (quiet.waitedMs > 1_500) log(`   waited ${Math.round(quiet.waitedMs / 1000)} s for other load on the machine to drop`);
+    }
+    const sectionStarted = performance.now();
     try {
       const value = await work();
       log(`   (${((performance.now() - sectionStarted) / 1000).toFixed(1)} s)`);
@@ -91,7 +102,7 @@ async function main(options: BenchOptions): Promise<number> {
 
   try {
     if (needsServer) {
-      results.build = await section("build", () => prepareBuild(options, log));
+      results.build = await section("build", () => prepareBuild(options, log), false);
     }
 
     // 1. In-process, before any server runs, so that nothing else competes for the two cores.
@@ -116,13 +127,14 @@ async function main(options: BenchOptions): Promise<number> {
     const cpu = new CpuMeter();
     const running =
       needsServer && build
-        ? await section("app server (instant mining)", async () => {
+        ? await section(
+            "app server (instant mining)",
+            async () => {
             const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-instant.json") });
             cleanup.push(() => world.stop());
             const profileDirectory = options.cpuProfile ? path.join(tmpdir(), `x402-bench-profiles-${process.pid}`) : undefined;
-            const server = await startAppServer(build.appDirectory, serverEnv(world.file), {
-              nodeOptions: profileDirectory ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : undefined,
-            });
+            const nodeOptions = [options.serverNodeOptions, profileDirectory ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : undefined].filter(Boolean).join(" ");
+            const server = await startAppServer(build.appDirectory, serverEnv(world.file), { nodeOptions: nodeOptions || undefined });
             cleanup.push(() => server.stop());
             const rss = sampleRss(server.pid, 50);
             cleanup.push(async () => rss.stop());
@@ -135,13 +147,15 @@ async function main(options: BenchOptions): Promise<number> {
             log(`   ${server.url} ready in ${Math.round(server.readyInMs)} ms, ${rss.processCount()} process(es), RSS ${(rss.current() / 1e6).toFixed(0)} MB`);
             if (profileDirectory) log(`   CPU profile of the server goes to ${profileDirectory} when it stops`);
             return { server, rss, appDirectory: build.appDirectory };
-          })
+            },
+            false,
+          )
         : undefined;
 
     if (running) {
       const url = running.server.url;
       const sampler = running.rss;
-      if (wants("page")) results.page = await section("5. page weight of /", () => measurePageWeight(url));
+      if (wants("page")) results.page = await section("5. page weight of /", () => measurePageWeight(url), false);
       if (wants("turn")) {
         results.turn = await section("2. chat turn over HTTP", () => measureTurns(url, { turns: options.turns, warmup: options.warmup, cpu, log }));
       }
@@ -156,7 +170,7 @@ async function main(options: BenchOptions): Promise<number> {
           let blockServer: AppServer | undefined;
           try {
             world = await startWorldProcess({ blockTimeSeconds: options.blockTimeSeconds, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-blocks.json") });
-            blockServer = await startAppServer(running.appDirectory, serverEnv(world.file));
+            blockServer = await startAppServer(running.appDirectory, serverEnv(world.file), { nodeOptions: options.serverNodeOptions });
             cpu.add(`${APP_SERVER}, ${options.blockTimeSeconds} s blocks`, blockServer.pid);
             cpu.add(`${WORLD}, ${options.blockTimeSeconds} s blocks`, world.pid, [world.anvilPid]);
             cpu.add(`${ANVIL}, ${options.blockTimeSeconds} s blocks`, world.anvilPid);
