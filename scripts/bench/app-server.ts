@@ -9,6 +9,7 @@ import path from "node:path";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const NEXT_BIN = "node_modules/next/dist/bin/next";
+const EXIT_WITH_PARENT = path.join(import.meta.dirname, "exit-with-parent.cjs");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -46,7 +47,7 @@ export async function startAppServer(
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
-      ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}),
+      NODE_OPTIONS: [`--require=${EXIT_WITH_PARENT}`, options.nodeOptions].filter(Boolean).join(" "),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

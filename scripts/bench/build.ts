@@ -27,7 +27,7 @@ const IS_TEST = /\.test\.tsx?$/;
 export type PreparedBuild = {
   /** Where `next start` runs. */
   appDirectory: string;
-  mode: "snapshot" | "in-place";
+  mode: "snapshot" | "in-place" | "given";
   action: "built" | "reused" | "skipped (--skip-build)";
   /** Short content hash of the sources the build was made from (snapshot mode). */
   sourceHash?: string;
@@ -87,7 +87,16 @@ function runNextBuild(appDirectory: string): Promise<number> {
   });
 }
 
-export async function prepareBuild(options: { build: "auto" | "skip" | "force"; inPlace: boolean }, log: (line: string) => void): Promise<PreparedBuild> {
+export async function prepareBuild(
+  options: { build: "auto" | "skip" | "force"; inPlace: boolean; appDirectory?: string },
+  log: (line: string) => void,
+): Promise<PreparedBuild> {
+  if (options.appDirectory) {
+    const appDirectory = path.resolve(options.appDirectory);
+    if (!existsSync(path.join(appDirectory, ".next/BUILD_ID"))) throw new Error(`--app-dir ${appDirectory} holds no build (.next/BUILD_ID)`);
+    log(`   serving the build in ${appDirectory} (--app-dir)`);
+    return { appDirectory, mode: "given", action: "skipped (--skip-build)" };
+  }
   return options.inPlace ? prepareInPlace(options.build, log) : prepareSnapshot(options.build, log);
 }
 

@@ -3,6 +3,7 @@
  *
  *   --skip-build                 serve the last build as it is, even if the sources changed (BENCH_SKIP_BUILD=1)
  *   --build                      always run `next build` first (BENCH_BUILD=1)
+ *   --app-dir path               serve this already built app directory instead (experiments on a patched copy) (BENCH_APP_DIR)
  *   --in-place                   build and serve the repository's own .next instead of a private snapshot (BENCH_IN_PLACE=1)
  *   --only a,b                   sections to run: overhead, cpu, turn, concurrency, block, page, devnet (BENCH_ONLY)
  *   --overhead-iterations n      paid calls per side for the payment-overhead comparison (BENCH_OVERHEAD_ITERATIONS, 100)
@@ -16,6 +17,7 @@
  *   --quiet-wait s               before each measured section, wait up to s seconds for other load on the machine to drop (BENCH_QUIET_WAIT, 45; 0 = never)
  *   --warmup n                   unmeasured turns or calls before each measurement (BENCH_WARMUP, 5)
  *   --output path                where to write the report (BENCH_OUTPUT, BENCHMARKS.md)
+ *   --render-only                rewrite the report from the last run's saved results, measuring nothing (after editing analysis.md)
  *   --no-write                   print only; leave BENCHMARKS.md alone (BENCH_NO_WRITE=1)
  *   --cpu-prof                   run the app server with --cpu-prof, profiles under the temp dir (BENCH_CPU_PROF=1)
  *   --server-node-options "..."  NODE_OPTIONS for the app servers, e.g. "--max-old-space-size=192" (BENCH_SERVER_NODE_OPTIONS)
@@ -27,6 +29,7 @@ export type Section = (typeof SECTIONS)[number];
 export type BenchOptions = {
   build: "auto" | "skip" | "force";
   inPlace: boolean;
+  appDirectory: string | undefined;
   sections: Set<Section>;
   overheadIterations: number;
   breakdownIterations: number;
@@ -40,11 +43,12 @@ export type BenchOptions = {
   quietWaitSeconds: number;
   output: string;
   write: boolean;
+  renderOnly: boolean;
   cpuProfile: boolean;
   serverNodeOptions: string | undefined;
 };
 
-const BOOLEAN_FLAGS = new Set(["skip-build", "build", "in-place", "no-write", "cpu-prof", "help"]);
+const BOOLEAN_FLAGS = new Set(["skip-build", "build", "in-place", "no-write", "render-only", "cpu-prof", "help"]);
 const VALUE_FLAGS = new Set([
   "only",
   "overhead-iterations",
@@ -59,6 +63,7 @@ const VALUE_FLAGS = new Set([
   "quiet-wait",
   "output",
   "server-node-options",
+  "app-dir",
 ]);
 
 export class UsageError extends Error {
@@ -118,6 +123,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
   return {
     build: truthy("skip-build", "BENCH_SKIP_BUILD") ? "skip" : truthy("build", "BENCH_BUILD") ? "force" : "auto",
     inPlace: truthy("in-place", "BENCH_IN_PLACE"),
+    appDirectory: text("app-dir", "BENCH_APP_DIR"),
     sections,
     overheadIterations: integer("overhead-iterations", "BENCH_OVERHEAD_ITERATIONS", 100, 1, 10_000),
     breakdownIterations: integer("breakdown-iterations", "BENCH_BREAKDOWN_ITERATIONS", 40, 1, 10_000),
@@ -131,6 +137,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     quietWaitSeconds: integer("quiet-wait", "BENCH_QUIET_WAIT", 45, 0, 600),
     output: text("output", "BENCH_OUTPUT") ?? "BENCHMARKS.md",
     write: !truthy("no-write", "BENCH_NO_WRITE"),
+    renderOnly: truthy("render-only", "BENCH_RENDER_ONLY"),
     cpuProfile: truthy("cpu-prof", "BENCH_CPU_PROF"),
     serverNodeOptions: text("server-node-options", "BENCH_SERVER_NODE_OPTIONS"),
   };
@@ -140,6 +147,7 @@ export const USAGE = `Usage: npm run bench -- [options]
 
   --skip-build               serve the last build as it is, even if the sources changed since
   --build                    always run next build first (default: only when the sources changed)
+  --app-dir path             serve this already built app directory (an experiment on a patched copy)
   --in-place                 build and serve the repository's own .next (default: a private snapshot
                              of the sources under the temp dir, which others' builds cannot disturb)
   --only a,b                 sections: overhead, cpu, turn, concurrency, block, page, devnet (default: all)
@@ -156,6 +164,8 @@ export const USAGE = `Usage: npm run bench -- [options]
                              load to drop (default 45, at most 150 s in all; 0 = never wait)
   --output path              report file (default BENCHMARKS.md)
   --no-write                 print the table only
+  --render-only              rewrite the report from the last run's saved results (after editing
+                             scripts/bench/analysis.md), measuring nothing
   --cpu-prof                 profile the app server (node --cpu-prof) into a directory under the temp dir
   --server-node-options "…"  NODE_OPTIONS for the app servers (e.g. "--max-old-space-size=192")
 

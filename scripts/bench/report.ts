@@ -134,7 +134,12 @@ function machineSection(results: BenchResults): string {
 
 function buildLine(build: PreparedBuild | undefined): string {
   if (!build) return "n/a";
-  const where = build.mode === "snapshot" ? `private snapshot of the sources (content hash ${build.sourceHash})` : "the repository's .next";
+  const where =
+    build.mode === "snapshot"
+      ? `private snapshot of the sources (content hash ${build.sourceHash})`
+      : build.mode === "given"
+        ? `**the build in ${build.appDirectory} (--app-dir), not the repository's sources**`
+        : "the repository's .next";
   return `${where}: ${build.action}${build.buildMs ? ` (next build took ${(build.buildMs / 1000).toFixed(0)} s)` : ""}`;
 }
 
@@ -148,12 +153,13 @@ function methodSection(results: BenchResults): string {
     "A turn is one discover-and-buy request, `{\"messages\":[{\"role\":\"user\",\"content\":\"What's the weather in Lisbon?\"}]}`, each with its own `Idempotency-Key` (the app treats a repeated conversation as a retry and would not pay again); it counts as an error unless it answers 200, streams a settlement `p:` with status `confirmed`, no `e:`, no malformed line, and ends with `d:` whose finish reason is `payment-complete`. Each settlement hash must be new (no replayed payment).",
     "",
     `1. **Payment overhead** (${options.overheadIterations} pairs): in one process, \`runPurchase\` (lib/agent/purchase/run-purchase.ts) with the dependencies the route builds (guarded fetch, chain reader, memory ledger, a real \`StreamWriter\` for the \`p:\` events) against \`wrapFetchWithPayment(fetch, x402Client)\` with \`registerExactEvmScheme\` (the bare official client, local USDC allowed in its spend controls), both paying the \`weather\` service (0.01 USDC, x402 v2) from the agent wallet. Interleaved pair by pair, the order alternating (A B, B A, ...); besides the ratio of the medians, the median of the differences within each pair. Each side is split into the phases around it by timing wrappers on the dependencies it awaits.`,
-    `Server CPU breakdown (${options.breakdownIterations} iterations each): pieces of a turn (whole turn through \`handleChatRequest\`, \`runPurchase\`, signing, a JSON-RPC read, an outbound request, one model text step, the stream writer) run in the bench process against a world in another process, timed with \`process.cpuUsage()\`; then 300 paid turns between two full garbage collections show what a turn leaves in the heap.`,
     `2. **Chat turn over HTTP** (${options.turns} turns, one after another): times from sending the request to the response headers (first byte), the first body chunk, the first \`p:\` line, the settlement \`p:\` (status \`confirmed\`), and \`d:\`, read with the project's \`StreamDecoder\`. The server-side split comes from the \`at\` stamps the server puts on each \`p:\` event.`,
     `3. **Concurrency** (levels ${options.concurrency.join(", ")}; ${options.concurrencyRounds} rounds): each round sends a burst of that many turns at once and waits for all (levels below 5 repeat the burst to reach 5 turns a round); levels are interleaved round by round. Throughput is successful turns ÷ wall time of the bursts. The server's memory is the summed \`VmRSS\` (/proc/<pid>/status) of the \`next start\` process and its descendants, sampled every 50 ms.`,
     `4. **Realistic chain** (${options.blockTurns} pairs): a second local world with \`blockTimeSeconds: ${options.blockTimeSeconds}\` and a second \`next start\` on it; turns alternate between it and the instant world. Before each turn on the block-time world the client waits a random fraction of a block (not counted), as a user arrives at a random moment: turns sent back to back would lock onto the block clock and always wait almost a whole block.`,
     "5. **Page weight**: `GET /` from the production server; every `<script src>` in the HTML is fetched and gzipped with zlib at level 9 and the sizes are summed (`nomodule` polyfills, which modern browsers skip, are listed but not counted).",
     `6. **Local world** (${options.devnetStarts} starts): wall time of \`await startDevnet()\` in the bench process (modules already loaded), and once a fresh \`tsx devnet/cli.ts\` process (what \`npm run devnet\` runs) from spawn to its ready line.`,
+    "",
+    `**Server CPU breakdown** (${options.breakdownIterations} iterations each, no target of its own): pieces of a turn (whole turn through \`handleChatRequest\`, \`runPurchase\`, signing, a JSON-RPC read, an outbound request, one model text step, the stream writer) run in the bench process against a world in another process, timed with \`process.cpuUsage()\`; then 300 paid turns between two full garbage collections show what a turn leaves in the heap.`,
   ].join("\n");
 }
 

@@ -4,7 +4,7 @@
  * (anvil, USDC, facilitator, demo services), the production build under `next start`, the
  * built-in demo model with no typing delay. See scripts/bench/options.ts for the flags.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startChatHarness } from "../../tests/support/chat-harness";
@@ -194,12 +194,32 @@ async function main(options: BenchOptions): Promise<number> {
   results.finishedAt = new Date().toISOString();
   results.durationMs = Date.now() - started;
   console.log(`\n${renderConsole(results)}`);
-  if (options.write && !interrupted) {
-    const output = path.resolve(REPO_ROOT, options.output);
-    writeFileSync(output, renderMarkdown(results));
-    log(`\nbench: wrote ${path.relative(REPO_ROOT, output)}`);
+  if (!interrupted) {
+    writeFileSync(LAST_RESULTS, JSON.stringify({ ...results, options: { ...results.options, sections: [...results.options.sections] } }));
+    if (options.write) writeReport(results, options.output);
   }
   return results.failures.length > 0 ? 1 : 0;
+}
+
+/** The last run's results, so that the report can be rendered again without measuring. */
+const LAST_RESULTS = path.join(tmpdir(), `x402-bench-last-results-${path.basename(REPO_ROOT)}.json`);
+
+function writeReport(results: BenchResults, file: string): void {
+  const output = path.resolve(REPO_ROOT, file);
+  writeFileSync(output, renderMarkdown(results));
+  log(`\nbench: wrote ${path.relative(REPO_ROOT, output)}`);
+}
+
+function renderOnly(options: BenchOptions): number {
+  if (!existsSync(LAST_RESULTS)) {
+    console.error(`bench: no saved results at ${LAST_RESULTS}: run the benchmarks first`);
+    return 1;
+  }
+  const saved = JSON.parse(readFileSync(LAST_RESULTS, "utf8")) as BenchResults & { options: BenchOptions & { sections: string[] } };
+  const results: BenchResults = { ...saved, options: { ...saved.options, sections: new Set(saved.options.sections) as BenchOptions["sections"] } };
+  console.log(renderConsole(results));
+  writeReport(results, options.output);
+  return 0;
 }
 
 let options: BenchOptions | "help";
@@ -213,7 +233,7 @@ if (options === "help") {
   console.log(USAGE);
   process.exit(0);
 }
-main(options).then(
+(options.renderOnly ? Promise.resolve(renderOnly(options)) : main(options)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -33,8 +33,8 @@ export function summarize(samples: readonly number[]): Summary {
 /** Milliseconds with a precision that suits their size: 0.42, 4.2, 42, 420. */
 export function ms(value: number): string {
   if (!Number.isFinite(value)) return "n/a";
-  if (value < 1) return `${value.toFixed(2)} ms`;
-  if (value < 10) return `${value.toFixed(1)} ms`;
+  if (Math.abs(value) < 1) return `${value.toFixed(2)} ms`;
+  if (Math.abs(value) < 10) return `${value.toFixed(1)} ms`;
   return `${Math.round(value)} ms`;
 }
 
