@@ -71,7 +71,7 @@ async function main(options: BenchOptions): Promise<number> {
   const workDirectory = mkdtempSync(path.join(tmpdir(), "x402-bench-"));
   cleanup.push(async () => rmSync(workDirectory, { recursive: true, force: true }));
 
-  let quietBudgetMs = Math.min(options.quietWaitSeconds * 1000, MAX_TOTAL_QUIET_WAIT_MS);
+  let quietBudgetMs = MAX_TOTAL_QUIET_WAIT_MS;
   const section = async <T>(name: string, work: () => Promise<T>, measured = true): Promise<T | undefined> => {
     if (interrupted) return undefined;
     log(`\n== ${name}`);
@@ -125,32 +125,26 @@ async function main(options: BenchOptions): Promise<number> {
 
     const build = results.build;
     const cpu = new CpuMeter();
-    const running =
-      needsServer && build
-        ? await section(
-            "app server (instant mining)",
-            async () => {
-            const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-instant.json") });
-            cleanup.push(() => world.stop());
-            const profileDirectory = options.cpuProfile ? path.join(tmpdir(), `x402-bench-profiles-${process.pid}`) : undefined;
-            const nodeOptions = [options.serverNodeOptions, profileDirectory ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : undefined].filter(Boolean).join(" ");
-            const server = await startAppServer(build.appDirectory, serverEnv(world.file), { nodeOptions: nodeOptions || undefined });
-            cleanup.push(() => server.stop());
-            const rss = sampleRss(server.pid, 50);
-            cleanup.push(async () => rss.stop());
-            cpu.add(APP_SERVER, server.pid);
-            cpu.add(WORLD, world.pid, [world.anvilPid]);
-            cpu.add(ANVIL, world.anvilPid);
-            results.server = { readyInMs: server.readyInMs, startRssBytes: rss.current(), processes: rss.processCount(), profileDirectory };
-            // Let the server load its route modules and the JIT compile the hot paths before anything is measured.
-            await warmUp(server.url, SERVER_WARMUP_TURNS);
-            log(`   ${server.url} ready in ${Math.round(server.readyInMs)} ms, ${rss.processCount()} process(es), RSS ${(rss.current() / 1e6).toFixed(0)} MB`);
-            if (profileDirectory) log(`   CPU profile of the server goes to ${profileDirectory} when it stops`);
-            return { server, rss, appDirectory: build.appDirectory };
-            },
-            false,
-          )
-        : undefined;
+    const startInstantServer = async (appDirectory: string) => {
+      const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-instant.json") });
+      cleanup.push(() => world.stop());
+      const profileDirectory = options.cpuProfile ? path.join(tmpdir(), `x402-bench-profiles-${process.pid}`) : undefined;
+      const nodeOptions = [options.serverNodeOptions, profileDirectory ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : undefined].filter(Boolean).join(" ");
+      const server = await startAppServer(appDirectory, serverEnv(world.file), { nodeOptions: nodeOptions || undefined });
+      cleanup.push(() => server.stop());
+      const rss = sampleRss(server.pid, 50);
+      cleanup.push(async () => rss.stop());
+      cpu.add(APP_SERVER, server.pid);
+      cpu.add(WORLD, world.pid, [world.anvilPid]);
+      cpu.add(ANVIL, world.anvilPid);
+      results.server = { readyInMs: server.readyInMs, startRssBytes: rss.current(), processes: rss.processCount(), profileDirectory };
+      // Let the server load its route modules and the JIT compile the hot paths before anything is measured.
+      await warmUp(server.url, SERVER_WARMUP_TURNS);
+      log(`   ${server.url} ready in ${Math.round(server.readyInMs)} ms, ${rss.processCount()} process(es), RSS ${(rss.current() / 1e6).toFixed(0)} MB`);
+      if (profileDirectory) log(`   CPU profile of the server goes to ${profileDirectory} when it stops`);
+      return { server, rss, appDirectory };
+    };
+    const running = needsServer && build ? await section("app server (instant mining)", () => startInstantServer(build.appDirectory), false) : undefined;
 
     if (running) {
       const url = running.server.url;
@@ -168,14 +162,17 @@ async function main(options: BenchOptions): Promise<number> {
         results.block = await section(`4. realistic chain (${options.blockTimeSeconds} s blocks vs instant)`, async () => {
           let world: WorldProcess | undefined;
           let blockServer: AppServer | undefined;
+          const suffix = `, ${options.blockTimeSeconds} s blocks`;
+          const blockNames = { server: `${APP_SERVER}${suffix}`, world: `${WORLD}${suffix}`, anvil: `${ANVIL}${suffix}` };
           try {
             world = await startWorldProcess({ blockTimeSeconds: options.blockTimeSeconds, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-blocks.json") });
             blockServer = await startAppServer(running.appDirectory, serverEnv(world.file), { nodeOptions: options.serverNodeOptions });
-            cpu.add(`${APP_SERVER}, ${options.blockTimeSeconds} s blocks`, blockServer.pid);
-            cpu.add(`${WORLD}, ${options.blockTimeSeconds} s blocks`, world.pid, [world.anvilPid]);
-            cpu.add(`${ANVIL}, ${options.blockTimeSeconds} s blocks`, world.anvilPid);
+            cpu.add(blockNames.server, blockServer.pid);
+            cpu.add(blockNames.world, world.pid, [world.anvilPid]);
+            cpu.add(blockNames.anvil, world.anvilPid);
             return await measureBlockTime(url, blockServer.url, { turns: options.blockTurns, warmup: options.warmup, blockTimeSeconds: options.blockTimeSeconds, cpu, log });
           } finally {
+            for (const name of Object.values(blockNames)) cpu.remove(name);
             await blockServer?.stop();
             await world?.stop();
           }
