@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 /**
  * Flags and environment of `npm run bench`. Flags win over the environment.
  *
@@ -139,7 +140,8 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     write: !truthy("no-write", "BENCH_NO_WRITE"),
     renderOnly: truthy("render-only", "BENCH_RENDER_ONLY"),
     cpuProfile: truthy("cpu-prof", "BENCH_CPU_PROF"),
-    serverNodeOptions: text("server-node-options", "BENCH_SERVER_NODE_OPTIONS"),
+    // By default the servers run with the Node options `npm start` uses (package.json).
+    serverNodeOptions: text("server-node-options", "BENCH_SERVER_NODE_OPTIONS") ?? PRODUCTION_NODE_OPTIONS,
   };
 }
 
@@ -170,3 +172,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --server-node-options "…"  NODE_OPTIONS for the app servers (e.g. "--max-old-space-size=192")
 
 Every option also reads from the environment: BENCH_SKIP_BUILD=1, BENCH_TURNS=100, ...`;
+
+/** The Node options of `npm start`, read from package.json so the bench measures what ships. */
+export const PRODUCTION_NODE_OPTIONS: string | undefined = (() => {
+  const start = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { scripts?: Record<string, string> }).scripts?.start ?? "";
+  return /NODE_OPTIONS='([^']*)'/.exec(start)?.[1];
+})();

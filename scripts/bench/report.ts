@@ -1,4 +1,5 @@
 /** Renders a run's results: a table for the terminal and BENCHMARKS.md. */
+import { PRODUCTION_NODE_OPTIONS } from "./options";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { PreparedBuild } from "./build";
@@ -119,7 +120,8 @@ function machineSection(results: BenchResults): string {
     ),
   ];
   if (machine.uncommitted.length > 0) lines.push("", `Uncommitted at the time of the run: ${machine.uncommitted.map((file) => `\`${file}\``).join(", ")}.`);
-  if (results.options.serverNodeOptions) lines.push("", `**The app servers ran with \`NODE_OPTIONS=${results.options.serverNodeOptions}\`** (\`--server-node-options\`), not as \`npm start\` runs them.`);
+  if (results.options.serverNodeOptions !== PRODUCTION_NODE_OPTIONS) lines.push("", `**The app servers ran with \`NODE_OPTIONS=${results.options.serverNodeOptions ?? ""}\`** (\`--server-node-options\`), not as \`npm start\` runs them.`);
+  else if (PRODUCTION_NODE_OPTIONS) lines.push("", `The app servers ran with \`NODE_OPTIONS=${PRODUCTION_NODE_OPTIONS}\`, as \`npm start\` runs them.`);
   if (results.quiet.length > 0) {
     lines.push(
       "",
