@@ -43,7 +43,9 @@ export class PaymentTracker {
       amount: update.amount ?? previous?.amount,
       payTo: update.payTo ?? previous?.payTo,
       network: update.network ?? previous?.network,
-      txHash: update.txHash ?? previous?.txHash ?? null,
+      // A failure names a hash only when it says so: a hash shown while pending may have been
+      // a service's unproven claim, and a failure proven unspent must not keep it.
+      txHash: update.txHash ?? (update.status === "failed" ? null : previous?.txHash) ?? null,
       reason: update.reason ?? previous?.reason,
     };
     this.payments.set(update.id, summary);

@@ -395,7 +395,7 @@ async function payAndDeliver(
       data = await readServiceData(response);
     } catch {
       const message = `Paid ${amount} USDC, but ${quote.service}'s answer could not be read.`;
-      tracker.update({ id: quote.id, status: "failed", reason: "payment-failed", ...base, message });
+      tracker.update({ id: quote.id, status: "failed", reason: "payment-failed", ...base, txHash: claimed, message });
       return { status: "failed", paymentId: quote.id, reason: "payment-failed", message, txHash: claimed };
     }
     tracker.update({ id: quote.id, status: "delivered", ...base, message: `${quote.service} delivered its data.` });
@@ -448,7 +448,7 @@ async function reconcile(
       if (txHash) {
         await confirm(txHash);
         const text = `${message} The payment did settle on chain, but no data was delivered.`;
-        request.tracker.update({ id: quote.id, status: "failed", reason: "payment-failed", ...base, message: text });
+        request.tracker.update({ id: quote.id, status: "failed", reason: "payment-failed", ...base, txHash, message: text });
         return { status: "failed", paymentId: quote.id, reason: "payment-failed", message: text, txHash };
       }
     }
