@@ -2,97 +2,30 @@
  * The built app under test: `next start` on a free 127.0.0.1 port as a child process, and a
  * sampler of the server's resident memory (VmRSS of the whole process tree, from /proc).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
+import { freePort, NEXT_BIN, REPO_ROOT, startNextServer, type NextServer } from "../support/next-server";
 
-export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-export const NEXT_BIN = "node_modules/next/dist/bin/next";
 const EXIT_WITH_PARENT = path.join(import.meta.dirname, "exit-with-parent.cjs");
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort, NEXT_BIN, REPO_ROOT };
 
-export type AppServer = {
-  url: string;
-  pid: number;
-  /** Milliseconds from spawn until the first answer of GET /api/network. */
-  readyInMs: number;
-  stop(): Promise<void>;
-};
+export type AppServer = Omit<NextServer, "port">;
 
 /** Runs `next start` in `appDirectory` (which holds the build) and waits until GET /api/network answers 200. */
-export async function startAppServer(
+export function startAppServer(
   appDirectory: string,
   env: Record<string, string>,
   options: { nodeOptions?: string; timeoutMs?: number } = {},
 ): Promise<AppServer> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [path.join(appDirectory, NEXT_BIN), "start", "-H", "127.0.0.1", "-p", String(port)], {
-    cwd: appDirectory,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      NODE_OPTIONS: [`--require=${EXIT_WITH_PARENT}`, options.nodeOptions].filter(Boolean).join(" "),
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  return startNextServer({
+    appDirectory,
+    env,
+    nodeOptions: [`--require=${EXIT_WITH_PARENT}`, options.nodeOptions].filter(Boolean).join(" "),
+    echoLogs: process.env.BENCH_SERVER_LOGS === "1",
+    timeoutMs: options.timeoutMs,
+    stopGraceMs: 10_000,
   });
-  let output = "";
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-    if (process.env.BENCH_SERVER_LOGS === "1") process.stderr.write(chunk);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  let exited = false;
-  const exit = new Promise<void>((resolve) => {
-    child.on("exit", () => {
-      exited = true;
-      resolve();
-    });
-  });
-  const stop = async () => {
-    if (exited) return;
-    child.kill("SIGTERM");
-    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    await exit;
-    clearTimeout(killer);
-  };
-
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`next start exited before it was ready:\n${output}`);
-    try {
-      const response = await fetch(`${url}/api/network`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return { url, pid: child.pid ?? -1, readyInMs: performance.now() - started, stop };
-      if (response.status >= 500) throw new Error(`GET /api/network answered ${response.status}`);
-    } catch (error) {
-      if (error instanceof Error && error.message.startsWith("GET /api/network")) {
-        await stop();
-        throw new Error(`${error.message}; server output:\n${output}`);
-      }
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  await stop();
-  throw new Error(`next start did not become ready at ${url}:\n${output}`);
 }
 
 /** The process and its descendants, through /proc/<pid>/task/<tid>/children. */
