@@ -4,9 +4,10 @@
  * real loopback server receives. No test sends traffic to a non-loopback address.
  */
 import net from "node:net";
+import { expectRefusal } from "./testing/expect-refusal";
 import tls from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
-import { createGuardedFetch, GuardedFetchError, type GuardedFetchErrorCode, type OutboundLookup } from "./guarded-fetch";
+import { createGuardedFetch, type OutboundLookup } from "./guarded-fetch";
 import { startLoopbackServer, type LoopbackServer } from "./testing/loopback-server";
 
 let target: LoopbackServer;
@@ -41,15 +42,6 @@ function dialedHosts(): string[] {
   return [...netConnect.mock.calls, ...tlsConnect.mock.calls].map((call) => String((call[0] as { host?: string }).host));
 }
 
-async function expectRefusal(promise: Promise<unknown>, code: GuardedFetchErrorCode): Promise<GuardedFetchError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(GuardedFetchError.isInstance(error), `expected GuardedFetchError ${code}, got ${String(error)}`).toBe(true);
-  expect((error as GuardedFetchError).code).toBe(code);
-  return error as GuardedFetchError;
-}
 
 const fakeDns: Record<string, string[]> = {
   "public-looking.example": ["127.0.0.1"],

@@ -3,8 +3,9 @@
  * loopback servers that the allowlist admits, the way the local world uses it.
  */
 import { gzipSync } from "node:zlib";
+import { expectRefusal } from "./testing/expect-refusal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGuardedFetch, GuardedFetchError, type GuardedFetchErrorCode, type OutboundLookup } from "./guarded-fetch";
+import { createGuardedFetch, GuardedFetchError, type OutboundLookup } from "./guarded-fetch";
 import { startLoopbackServer, type LoopbackServer } from "./testing/loopback-server";
 
 let service: LoopbackServer;
@@ -71,15 +72,6 @@ afterAll(async () => {
 
 const allowService = () => [`127.0.0.1:${service.port}`];
 
-async function expectRefusal(promise: Promise<unknown>, code: GuardedFetchErrorCode): Promise<GuardedFetchError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(GuardedFetchError.isInstance(error), `expected GuardedFetchError ${code}, got ${String(error)}`).toBe(true);
-  expect((error as GuardedFetchError).code).toBe(code);
-  return error as GuardedFetchError;
-}
 
 describe("allowlisted loopback services", () => {
   it("GETs and returns status, headers, body and the final URL", async () => {

@@ -35,10 +35,6 @@ export class SequenceRules {
     if (event.type === "payment") this.statusById.set(event.payment.id, event.payment.status);
   }
 
-  get isFinished(): boolean {
-    return this.finished;
-  }
-
   statusOf(id: string): PaymentStatus | undefined {
     return this.statusById.get(id);
   }

@@ -26,8 +26,6 @@ export type ChainReader = {
   isAuthorizationUsed(authorizer: `0x${string}`, nonce: `0x${string}`): Promise<boolean>;
   /** The hash of the transaction that used the authorization, if it can be found. */
   findAuthorizationTransaction(authorizer: `0x${string}`, nonce: `0x${string}`): Promise<`0x${string}` | undefined>;
-  /** Whether the transaction is mined and succeeded. */
-  isTransactionSuccessful(hash: `0x${string}`): Promise<boolean | undefined>;
   /**
    * Whether the mined transaction used this authorization on our token: undefined while no
    * receipt exists. A service's word that it settled is believed only after this.
@@ -79,14 +77,6 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
           return false;
         }
       });
-    },
-    async isTransactionSuccessful(hash) {
-      try {
-        const receipt = await client.getTransactionReceipt({ hash });
-        return receipt.status === "success";
-      } catch {
-        return undefined;
-      }
     },
   };
 }

@@ -81,10 +81,6 @@ export class PaymentTracker {
     this.lastSettledTxHash = txHash;
   }
 
-  get count(): number {
-    return this.payments.size;
-  }
-
   get summaries(): PaymentSummary[] {
     return [...this.payments.values()];
   }
