@@ -60,6 +60,8 @@ export const EnvSchema = z
     OUTBOUND_ALLOWLIST: z.string().default(""),
     OUTBOUND_TIMEOUT_MS: integer(1_000, 48_000, 15_000),
     TRUST_PROXY_HEADERS: flag.optional(),
+    CRON_SECRET: z.string().min(16, "must be at least 16 characters of random text").optional(),
+    RECONCILE_INTERVAL_SECONDS: integer(0, 3_600, 15),
     VERCEL: z.string().optional(),
   })
   .superRefine((env, context) => {
@@ -98,6 +100,8 @@ const FIXES: Partial<Record<keyof Env, string>> = {
   REDIS_URL: "set it to a redis:// URL, or leave it unset to keep state in memory (single instance only)",
   CHAT_DEADLINE_MS: "use a value between 1000 and 48000 (the route's maxDuration is 50 s)",
   RATE_LIMIT_WINDOW_SECONDS: "use a value between 1 and 50 (Retry-After never exceeds 50 s)",
+  CRON_SECRET: "generate one with `openssl rand -hex 32` (Vercel sends it to cron routes as a Bearer token)",
+  RECONCILE_INTERVAL_SECONDS: "use 0 to turn the in-process reconciler off, or up to 3600 seconds",
 };
 
 export class ConfigError extends Error {

@@ -32,6 +32,11 @@ export const ERROR_DEFINITIONS = {
     title: "Payment does not match the quote",
     message: "The signed payment does not match the quoted payment. Nothing was charged.",
   },
+  "unauthorized": {
+    status: 401,
+    title: "Unauthorized",
+    message: "A valid credential is required for this request.",
+  },
   "forbidden:unsafe_content": {
     status: 403,
     title: "Unsafe content",

@@ -15,7 +15,7 @@ import type { ChainReader } from "../x402/chain-reader";
 import { stripQuery, type DiscoveryClient } from "../x402/discovery-client";
 import { PaymentTracker } from "./purchase/payment-tracker";
 import { purchaseOnce } from "./purchase/purchase-once";
-import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type OutboundFetch, type PurchaseOutcome } from "./purchase/run-purchase";
+import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type OutboundFetch, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
 
 export type AgentSettings = {
   deadlineMs: number;
@@ -115,17 +115,7 @@ export class AgentRun {
       return refused("No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.");
     }
     const work = runPurchase(
-      {
-        network: this.deps.network,
-        fetch: this.deps.fetch,
-        chain: this.deps.chain,
-        ledger: this.deps.store.ledger,
-        quoteSecret: this.deps.quoteSecret,
-        now: this.deps.now,
-        approvalTtlSeconds: this.deps.settings.approvalTtlSeconds,
-        agentAuthorizationTtlSeconds: this.deps.settings.agentAuthorizationTtlSeconds,
-        reconcileIntervalMs: this.deps.settings.reconcileIntervalMs,
-      },
+      purchaseDependenciesOf(this.deps),
       {
         service: listing?.name ?? new URL(call.url).host,
         url: call.url,
@@ -162,6 +152,23 @@ export class AgentRun {
       (message) => message.role === "user" && (message.content.match(URL_IN_TEXT) ?? []).some((named) => stripQuery(trimPunctuation(named)) === target),
     );
   }
+}
+
+/** The purchase path's view of the agent's dependencies; one place builds it for every purchase. */
+export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDependencies {
+  return {
+    network: deps.network,
+    fetch: deps.fetch,
+    chain: deps.chain,
+    ledger: deps.store.ledger,
+    pendingPayments: deps.store.pendingPayments,
+    quoteSecret: deps.quoteSecret,
+    now: deps.now,
+    approvalTtlSeconds: deps.settings.approvalTtlSeconds,
+    agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
+    reconcileIntervalMs: deps.settings.reconcileIntervalMs,
+    log: (entry) => console.error(JSON.stringify(entry)),
+  };
 }
 
 const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/g;

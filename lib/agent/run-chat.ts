@@ -8,7 +8,7 @@ import { stepCountIs, streamText, type JSONValue, type ModelMessage } from "ai";
 import type { ChatMessage } from "../chat/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { ErrorEvent, StreamWriter } from "../stream";
-import { AgentRun, type AgentDependencies } from "./agent-run";
+import { AgentRun, purchaseDependenciesOf, type AgentDependencies } from "./agent-run";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purchase";
@@ -74,15 +74,7 @@ export function startChatRun(
           { store: deps.store.idempotency, key: `approval:${approved.typedData.message.nonce.toLowerCase()}`, tracker: run.tracker },
           () =>
             runApprovedPurchase(
-              {
-                network: deps.network,
-                fetch: deps.fetch,
-                chain: deps.chain,
-                ledger: deps.store.ledger,
-                quoteSecret: deps.quoteSecret,
-                now: deps.now,
-                reconcileIntervalMs: deps.settings.reconcileIntervalMs,
-              },
+              purchaseDependenciesOf(deps),
               {
                 payer: payerAddress,
                 limits: input.limits,

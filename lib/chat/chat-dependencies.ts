@@ -7,6 +7,8 @@ import "server-only";
 import { privateKeyToAccount } from "viem/accounts";
 import type { AgentDependencies } from "../agent/agent-run";
 import { createBaseModel, type BaseModel } from "../agent/model/create-chat-model";
+import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending";
+import { startReconcilerTimer } from "../agent/purchase/reconciler-timer";
 import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
 import { createGuardedFetch } from "../net/guarded-fetch";
@@ -77,8 +79,21 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
 
 let cached: ChatDependencies | undefined;
 
-/** The process's dependencies; a failure (e.g. the local world not running) is retried next time. */
+/**
+ * The process's dependencies; a failure (e.g. the local world not running) is retried next
+ * time. The first success also starts the reconciler's timer, except on Vercel (cron route).
+ */
 export function getChatDependencies(): ChatDependencies {
-  cached ??= createChatDependencies(getEnv());
-  return cached;
+  if (cached) return cached;
+  const deps = createChatDependencies(getEnv());
+  cached = deps;
+  if (!deps.env.VERCEL && deps.env.RECONCILE_INTERVAL_SECONDS > 0) {
+    startReconcilerTimer(() => reconcileDependenciesOf(deps), deps.env.RECONCILE_INTERVAL_SECONDS * 1000);
+  }
+  return deps;
+}
+
+/** What the reconciler needs, from the chat's dependencies (shared by the timer and the cron route). */
+export function reconcileDependenciesOf(deps: ChatDependencies): ReconcileDependencies {
+  return { chain: deps.chain, ledger: deps.store.ledger, pendingPayments: deps.store.pendingPayments, now: deps.now };
 }

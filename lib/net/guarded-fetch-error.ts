@@ -13,6 +13,7 @@ export const GUARDED_FETCH_ERROR_CODES = [
   "timeout",
   "response_too_large",
   "connect_failed",
+  "connection_lost",
 ] as const;
 
 export type GuardedFetchErrorCode = (typeof GUARDED_FETCH_ERROR_CODES)[number];
@@ -26,7 +27,20 @@ const DEFAULT_MESSAGES: Record<GuardedFetchErrorCode, string> = {
   timeout: "The service did not answer in time.",
   response_too_large: "The service's response is larger than allowed.",
   connect_failed: "The service could not be reached.",
+  connection_lost: "The connection to the service failed before its answer arrived.",
 };
+
+/**
+ * Codes raised before any socket to the target exists (URL checks, address checks and
+ * connection attempts in the connector): the request cannot have reached a server.
+ */
+const BEFORE_ANY_SOCKET: ReadonlySet<GuardedFetchErrorCode> = new Set([
+  "invalid_url",
+  "blocked_scheme",
+  "credentials_in_url",
+  "blocked_address",
+  "connect_failed",
+]);
 
 // A registered symbol survives duplicated module copies (bundles, test isolation), where
 // `instanceof` would not.
@@ -36,6 +50,12 @@ export type GuardedFetchErrorOptions = {
   /** The host concerned, shown in the message; never a full URL. */
   host?: string;
   cause?: unknown;
+  /**
+   * Whether the request may have reached a server. Defaults by code: false only for errors
+   * raised before any socket existed. A payment header sent in a request that may have
+   * arrived may be used by its receiver, so callers that pay rely on this.
+   */
+  requestMayHaveArrived?: boolean;
 };
 
 /**
@@ -53,6 +73,8 @@ export type GuardedFetchErrorOptions = {
 export class GuardedFetchError extends Error {
   readonly code: GuardedFetchErrorCode;
   readonly host: string | undefined;
+  /** See `GuardedFetchErrorOptions.requestMayHaveArrived`. */
+  readonly requestMayHaveArrived: boolean;
   readonly [MARKER] = true;
 
   constructor(code: GuardedFetchErrorCode, options: GuardedFetchErrorOptions = {}) {
@@ -61,6 +83,13 @@ export class GuardedFetchError extends Error {
     this.name = "GuardedFetchError";
     this.code = code;
     this.host = options.host;
+    this.requestMayHaveArrived = options.requestMayHaveArrived ?? !BEFORE_ANY_SOCKET.has(code);
+  }
+
+  /** The same error, marked as raised after an earlier hop of the same request was answered. */
+  afterEarlierHop(): GuardedFetchError {
+    if (this.requestMayHaveArrived) return this;
+    return new GuardedFetchError(this.code, { host: this.host, cause: this.cause, requestMayHaveArrived: true });
   }
 
   /**

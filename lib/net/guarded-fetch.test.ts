@@ -49,6 +49,9 @@ beforeAll(async () => {
         return;
       case "/hang":
         return; // never answers
+      case "/reset":
+        response.socket?.destroy(); // reads the request, then drops the connection
+        return;
       case "/slow-body":
         response.writeHead(200, { "content-type": "text/plain" });
         response.write("partial");
@@ -141,6 +144,52 @@ describe("allowlisted loopback services", () => {
     const closed = await startLoopbackServer((_request, response) => response.end());
     await closed.close();
     await expectRefusal(createGuardedFetch({ allowlist: ["127.0.0.1"] })(`${closed.origin}/`), "connect_failed");
+  });
+});
+
+describe("whether a failed request may have reached the server", () => {
+  // A paid request's header is money: only a failure that proves nothing left may say so.
+  it("no: nothing listens (the connector failed before any socket existed)", async () => {
+    const closed = await startLoopbackServer((_request, response) => response.end());
+    await closed.close();
+    const error = await expectRefusal(createGuardedFetch({ allowlist: ["127.0.0.1"] })(`${closed.origin}/`), "connect_failed");
+    expect(error.requestMayHaveArrived).toBe(false);
+  });
+
+  it("no: the first hop's address is refused", async () => {
+    const error = await expectRefusal(createGuardedFetch()(`${service.origin}/echo`), "blocked_address");
+    expect(error.requestMayHaveArrived).toBe(false);
+  });
+
+  it("yes: the server read the request and dropped the connection", async () => {
+    const error = await expectRefusal(createGuardedFetch({ allowlist: allowService() })(`${service.origin}/reset`, { method: "POST", body: "{}" }), "connection_lost");
+    expect(error.requestMayHaveArrived).toBe(true);
+  });
+
+  it("yes: the server answered garbage instead of HTTP", async () => {
+    const { createServer } = await import("node:net");
+    const garbage = createServer((socket) => socket.once("data", () => socket.end("NOT HTTP AT ALL\r\n\r\n")));
+    await new Promise<void>((resolve) => garbage.listen(0, "127.0.0.1", resolve));
+    const port = (garbage.address() as { port: number }).port;
+    try {
+      const error = await expectRefusal(createGuardedFetch({ allowlist: [`127.0.0.1:${port}`] })(`http://127.0.0.1:${port}/`), "connection_lost");
+      expect(error.requestMayHaveArrived).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => garbage.close(() => resolve()));
+    }
+  });
+
+  it("yes: the service timed out", async () => {
+    const error = await expectRefusal(createGuardedFetch({ allowlist: allowService(), timeoutMs: 200 })(`${service.origin}/hang`), "timeout");
+    expect(error.requestMayHaveArrived).toBe(true);
+  });
+
+  it("yes: the first hop answered with a redirect to a refused address or scheme", async () => {
+    const fetchService = createGuardedFetch({ allowlist: allowService() });
+    const toAddress = await expectRefusal(fetchService(`${service.origin}/redirect?to=${encodeURIComponent("http://10.0.0.1/")}`), "blocked_address");
+    expect(toAddress.requestMayHaveArrived).toBe(true);
+    const toScheme = await expectRefusal(fetchService(`${service.origin}/redirect?to=${encodeURIComponent("file:///etc/passwd")}`), "blocked_scheme");
+    expect(toScheme.requestMayHaveArrived).toBe(true);
   });
 });
 

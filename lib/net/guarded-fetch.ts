@@ -67,7 +67,9 @@ function toGuardedError(error: unknown, signals: Signals, host: string): unknown
   // A caller's own abort keeps fetch's usual behaviour: reject with the caller's reason.
   if (signals.caller.aborted) return signals.caller.reason;
   if (signals.timeout.aborted) return new GuardedFetchError("timeout", { host, cause: error });
-  return new GuardedFetchError("connect_failed", { host, cause: error });
+  // Not raised by our connector, so a socket existed: a reset, a closed connection or a garbled
+  // answer after (part of) the request may have been written.
+  return new GuardedFetchError("connection_lost", { host, cause: error });
 }
 
 function nextHop(hop: Hop, status: number, url: URL): Hop {
@@ -164,20 +166,27 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
 
     let hop: Hop = { url: firstUrl, method: request.method, headers: new Headers(request.headers), body };
+    let answered = false;
     for (let redirects = 0; ; redirects += 1) {
-      const upstream = await send(hop, signals);
-      const location = upstream.headers.get("location");
-      if (!REDIRECT_STATUSES.has(upstream.status) || location === null || request.redirect === "manual") {
-        return toResponse(upstream, hop, redirects > 0, signals);
+      try {
+        const upstream = await send(hop, signals);
+        answered = true;
+        const location = upstream.headers.get("location");
+        if (!REDIRECT_STATUSES.has(upstream.status) || location === null || request.redirect === "manual") {
+          return await toResponse(upstream, hop, redirects > 0, signals);
+        }
+        await upstream.body?.cancel().catch(() => undefined);
+        // `redirect: "error"` is honoured as a limit of zero redirects.
+        if (request.redirect === "error" || redirects >= settings.maxRedirects) {
+          throw new GuardedFetchError("too_many_redirects", { host: hop.url.host });
+        }
+        const nextUrl = parseOutboundUrl(location, hop.url);
+        assertOutboundUrl(nextUrl);
+        hop = nextHop(hop, upstream.status, nextUrl);
+      } catch (error) {
+        // Once a hop answered, the request reached a server, whatever happens next.
+        throw answered && GuardedFetchError.isInstance(error) ? error.afterEarlierHop() : error;
       }
-      await upstream.body?.cancel().catch(() => undefined);
-      // `redirect: "error"` is honoured as a limit of zero redirects.
-      if (request.redirect === "error" || redirects >= settings.maxRedirects) {
-        throw new GuardedFetchError("too_many_redirects", { host: hop.url.host });
-      }
-      const nextUrl = parseOutboundUrl(location, hop.url);
-      assertOutboundUrl(nextUrl);
-      hop = nextHop(hop, upstream.status, nextUrl);
     }
   };
 }

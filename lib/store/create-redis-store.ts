@@ -6,6 +6,7 @@ import "server-only";
 import { RedisConnection, type RedisConnectionOptions } from "./redis-connection";
 import { RedisIdempotencyStore } from "./redis-idempotency-store";
 import { RedisLedger } from "./redis-ledger";
+import { RedisPendingPaymentStore } from "./redis-pending-payment-store";
 import { RedisRateLimiter } from "./redis-rate-limiter";
 import type { Store } from "./store-types";
 
@@ -28,6 +29,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ledger: new RedisLedger(connection, keyPrefix),
     idempotency: new RedisIdempotencyStore(connection, keyPrefix),
     rateLimiter: new RedisRateLimiter(connection, keyPrefix),
+    pendingPayments: new RedisPendingPaymentStore(connection, keyPrefix),
     ping: async () => {
       await connection.run((client) => client.ping());
     },

@@ -4,6 +4,7 @@
  * Every implementation must pass the same contract suite (store-contract.ts).
  */
 import type { IdempotencyRecord } from "./idempotency-record";
+import type { PendingPaymentStore } from "./pending-payment";
 
 /** How far back the daily limit looks: a rolling 24 hours, not a calendar day. */
 export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -125,6 +126,8 @@ export type Store = {
   ledger: SpendingLedger;
   idempotency: IdempotencyStore;
   rateLimiter: RateLimiter;
+  /** Payments whose outcome the chain has not decided yet, for the reconciler. */
+  pendingPayments: PendingPaymentStore;
   /** Resolves when the store answers; rejects with AppError "unavailable:store" otherwise. */
   ping(): Promise<void>;
   /** Releases connections; the store must not be used afterwards. */

@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { streamText } from "ai";
+import { purchaseDependenciesOf } from "../../lib/agent/agent-run";
 import { createBaseModel, wrapForRequest } from "../../lib/agent/model/create-chat-model";
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
 import { runPurchase } from "../../lib/agent/purchase/run-purchase";
@@ -110,7 +111,7 @@ export async function turnCpuBreakdown(options: { iterations: number; heapTurns?
         const writer = new StreamWriter({ framing: "sse", keepAliveMs: 0 });
         void drain(writer.readable);
         await runPurchase(
-          { network: deps.network, fetch: deps.fetch, chain: deps.chain, ledger: deps.store.ledger, quoteSecret: deps.quoteSecret },
+          purchaseDependenciesOf(deps),
           {
             service: "weather",
             url,

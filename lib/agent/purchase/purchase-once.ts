@@ -8,12 +8,16 @@ import "server-only";
 import { AppError } from "../../errors";
 import type { IdempotencyStore } from "../../store/store-types";
 import type { PaymentTracker } from "./payment-tracker";
-import type { PurchaseOutcome } from "./run-purchase";
+import type { PurchaseOutcome } from "./purchase-types";
 
 /** How long an intent's outcome is remembered. */
 export const INTENT_TTL_SECONDS = 15 * 60;
-/** How long a claim may stay unfinished before the store forgets it (longer than any request). */
-const CLAIM_TTL_SECONDS = 120;
+/**
+ * How long a claim may stay unfinished before the store forgets it. As long as a record: when
+ * the outcome could not be recorded (the store failed, the process died), the outcome is
+ * unknown, and a retry inside the window must not pay again.
+ */
+const CLAIM_TTL_SECONDS = INTENT_TTL_SECONDS;
 
 export type PurchaseOnceOptions = {
   store: IdempotencyStore;
@@ -22,6 +26,7 @@ export type PurchaseOnceOptions = {
   /** How long to wait for another attempt of the same intent that is still running. */
   waitMs?: number;
   pollMs?: number;
+  log?: (entry: Record<string, unknown>) => void;
 };
 
 export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => Promise<PurchaseOutcome>): Promise<PurchaseOutcome> {
@@ -40,9 +45,7 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
     if (spentNothing(outcome)) {
       await options.store.release(options.key).catch(() => undefined);
     } else {
-      await options.store
-        .complete(options.key, { status: outcome.status, ...("txHash" in outcome && outcome.txHash ? { txHash: outcome.txHash } : {}), outcome }, INTENT_TTL_SECONDS)
-        .catch(() => undefined);
+      await recordOutcome(options, outcome);
     }
     return outcome;
   }
@@ -54,11 +57,33 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
     record = await options.store.get(options.key).catch(() => null);
   }
   if (!record) {
-    return { status: "refused", message: "The same purchase is already in progress in another request; it was not started twice." };
+    return {
+      status: "refused",
+      message: "An earlier attempt of this same purchase is still running or its outcome is unknown, so it was not started again; any payment it made is reported there.",
+    };
   }
   const outcome = record.outcome as PurchaseOutcome;
   replay(options.tracker, outcome);
   return outcome;
+}
+
+/**
+ * Stores the outcome for retries. If that fails twice, the claim stays in place for the whole
+ * window, so a retry is told the outcome is unknown instead of paying again.
+ */
+async function recordOutcome(options: PurchaseOnceOptions, outcome: PurchaseOutcome): Promise<void> {
+  const entry = { status: outcome.status, ...("txHash" in outcome && outcome.txHash ? { txHash: outcome.txHash } : {}), outcome };
+  for (let attempt = 1; attempt <= 2; attempt += 1) {
+    try {
+      await options.store.complete(options.key, entry, INTENT_TTL_SECONDS);
+      return;
+    } catch (error) {
+      if (attempt === 2) {
+        const log = options.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
+        log({ level: "error", event: "intent-record-failed", key: options.key, status: outcome.status, error: String(error) });
+      }
+    }
+  }
 }
 
 /** True when the attempt certainly moved no money and signed nothing still valid. */
@@ -84,7 +109,7 @@ function replay(tracker: PaymentTracker, outcome: PurchaseOutcome): void {
       tracker.markSettled(outcome.txHash);
       break;
     case "pending":
-      tracker.update({ id: outcome.paymentId, status: "pending", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} ${message}` });
+      tracker.update({ id: outcome.paymentId, status: "pending", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} This is the recorded state of an earlier attempt; it was not paid again.` });
       break;
     case "failed":
       tracker.update({ id: outcome.paymentId, status: "failed", reason: outcome.reason, ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} ${message}` });

@@ -1,0 +1,110 @@
+/**
+ * Sends the signed payment to the service and turns its answer into an outcome. From the
+ * moment the request may have reached the service, the authorization is treated as money
+ * possibly spent: only a settlement the chain shows, or the chain's proof that the
+ * authorization expired unused, ends the reservation. A refusal before any byte left this
+ * machine is the only failure that gives the budget back at once.
+ */
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import { formatUsdc } from "../../money";
+import { GuardedFetchError } from "../../net/guarded-fetch-error";
+import { readSettlement } from "../../x402/read-settlement";
+import { buildPaymentPayload } from "../../x402/transfer-authorization";
+import type { PaymentTracker } from "./payment-tracker";
+import { provePayment } from "./prove-payment";
+import type { PurchaseDependencies, PurchaseOutcome, Quote, TransferTypedData } from "./purchase-types";
+import { reportConfirmed, reportFailure, subjectOf } from "./report-payment";
+import { readServiceData, type ServiceData } from "./service-data";
+import { describeServiceText } from "./service-text";
+
+export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal };
+
+export async function payAndDeliver(
+  deps: PurchaseDependencies,
+  request: PaidRequest,
+  quote: Quote,
+  typedData: TransferTypedData,
+  signature: `0x${string}`,
+): Promise<PurchaseOutcome> {
+  const { tracker } = request;
+  const now = deps.now ?? Date.now;
+  const amount = formatUsdc(quote.option.amount);
+  const payload = buildPaymentPayload(quote.option, quote.resource, typedData, signature);
+  const headerName = quote.option.x402Version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE";
+  const header = encodePaymentSignatureHeader(payload as unknown as Parameters<typeof encodePaymentSignatureHeader>[0]);
+  const giveBack = async () => {
+    await deps.ledger.release(quote.nonce).catch(() => undefined);
+    tracker.releaseRequestBudget(quote.option.amount);
+  };
+
+  tracker.update({ id: quote.id, status: "verifying", service: quote.service, resource: quote.url, message: `Paying ${amount} USDC; the service verifies and settles it.` });
+
+  // An agent authorization is useless to the service after validBefore, and its proof must fit
+  // in the request, so the paid request ends by then; a user's waits no longer than the request.
+  const endsAt = quote.payerKind === "agent" ? Math.min(Number(quote.validBefore) * 1000, request.deadline) : request.deadline;
+  const timeout = AbortSignal.timeout(Math.max(1, endsAt - now()));
+  let response: Response;
+  try {
+    response = await deps.fetch(quote.url, {
+      method: quote.method,
+      body: quote.body,
+      headers: { ...requestHeaders(quote.body), [headerName]: header },
+      // The header is for this URL only: a redirect is an answer, not a place to send money.
+      redirect: "manual",
+      signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+    });
+  } catch (error) {
+    if (GuardedFetchError.isInstance(error) && !error.requestMayHaveArrived) {
+      await giveBack();
+      return reportFailure(tracker, subjectOf(quote), "service-unavailable", `${quote.service} could not be reached; the payment never left, so nothing was spent.`);
+    }
+    return provePayment(deps, request, quote, giveBack, { message: `${quote.service} did not answer after receiving the payment (${describeFetchFailure(error)}).` });
+  }
+
+  const settlement = readSettlement(response.headers);
+  // A service's claim of settlement counts only once the chain shows that transaction using
+  // this very authorization; otherwise the chain decides.
+  const claimed = response.ok && settlement?.success ? settlement.transaction : undefined;
+  const proven = claimed ? await deps.chain.transactionUsedAuthorization(claimed, quote.payer, quote.nonce).catch(() => undefined) : undefined;
+  if (claimed && proven) {
+    await reportConfirmed(deps, tracker, quote, claimed);
+    let data: ServiceData;
+    try {
+      data = await readServiceData(response);
+    } catch {
+      return reportFailure(tracker, subjectOf(quote), "payment-failed", `Paid ${amount} USDC, but ${quote.service}'s answer could not be read.`, claimed);
+    }
+    tracker.update({ id: quote.id, status: "delivered", service: quote.service, resource: quote.url, message: `${quote.service} delivered its data.` });
+    return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount, txHash: claimed, data };
+  }
+  await response.body?.cancel().catch(() => undefined);
+  const knownTxHash = settlement?.transaction;
+  if (claimed) {
+    return provePayment(deps, request, quote, giveBack, { message: `${quote.service} claimed a settlement the chain does not show.`, knownTxHash });
+  }
+  // Any other answer (402 included) comes after the service held the signature: it may still
+  // settle it, now or later, so the chain decides.
+  const why = settlement?.errorReason ? ` ${describeServiceText("reason", settlement.errorReason)}` : "";
+  return provePayment(deps, request, quote, giveBack, { message: `${quote.service} answered HTTP ${response.status} to the payment${why}.`, knownTxHash });
+}
+
+export function requestHeaders(body: string | undefined): Record<string, string> {
+  return body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" };
+}
+
+function describeFetchFailure(error: unknown): string {
+  const code = GuardedFetchError.find(error)?.code;
+  switch (code) {
+    case "timeout":
+      return "timed out";
+    case "connection_lost":
+      return "the connection failed";
+    case "blocked_address":
+    case "blocked_scheme":
+      return "it redirected to a refused address";
+    case undefined:
+      return "the request was stopped";
+    default:
+      return "network error";
+  }
+}

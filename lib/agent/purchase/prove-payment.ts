@@ -1,0 +1,75 @@
+/**
+ * After a paid request that may have reached the service did not deliver a proven settlement,
+ * the chain decides. Used: the payment happened and is reported with its hash. Expired unused:
+ * nothing was spent and the budget is given back. Still open when time runs out: the payment
+ * stays reserved and goes to the reconciler, reported as pending, never as failed or unspent.
+ */
+import type { PendingPayment } from "../../store/pending-payment";
+import { readAuthorizationOutcome } from "./authorization-outcome";
+import { USER_SETTLEMENT_WATCH_MS } from "./authorization-window";
+import type { PaymentTracker } from "./payment-tracker";
+import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import { reportConfirmed, reportFailure, stillUsable, subjectOf } from "./report-payment";
+
+export type Unproven = {
+  /** What went wrong, for people; service words in it are already wrapped. */
+  message: string;
+  /** A hash the service reported, shown while the chain is watched. */
+  knownTxHash?: `0x${string}`;
+};
+
+export async function provePayment(
+  deps: PurchaseDependencies,
+  request: { tracker: PaymentTracker; deadline: number },
+  quote: Quote,
+  giveBack: () => Promise<void>,
+  unproven: Unproven,
+): Promise<PurchaseOutcome> {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const interval = deps.reconcileIntervalMs ?? 500;
+  const subject = subjectOf(quote);
+  const hash = unproven.knownTxHash ? { txHash: unproven.knownTxHash } : {};
+  // A user's signature outlives any request: watch a while for a late settlement, then hand over.
+  const until = quote.payerKind === "user" ? Math.min(request.deadline, now() + USER_SETTLEMENT_WATCH_MS) : request.deadline;
+  let reportedPending = false;
+  for (;;) {
+    const outcome = await readAuthorizationOutcome(deps.chain, quote, now);
+    if (outcome.state === "used" && outcome.txHash) {
+      await reportConfirmed(deps, request.tracker, quote, outcome.txHash);
+      return reportFailure(request.tracker, subject, "payment-failed", `${unproven.message} The payment did settle on chain, but no data was delivered.`, outcome.txHash);
+    }
+    if (outcome.state === "expired-unused") {
+      await giveBack();
+      return reportFailure(request.tracker, subject, "payment-failed", `${unproven.message} The authorization expired unused, so nothing was spent.`);
+    }
+    if (now() + interval >= until) break;
+    if (!reportedPending) {
+      reportedPending = true;
+      request.tracker.update({ id: quote.id, status: "pending", service: quote.service, resource: quote.url, ...hash, message: `${unproven.message} Watching the chain for the settlement…` });
+    }
+    await sleep(interval);
+  }
+  await handOver(deps, quote);
+  const message = `${unproven.message} ${stillUsable(quote)}`;
+  request.tracker.update({ id: quote.id, status: "pending", service: quote.service, resource: quote.url, ...hash, message });
+  return { status: "pending", paymentId: quote.id, message, expiresAt: Number(quote.validBefore), ...hash };
+}
+
+/** Gives the payment to the reconciler; its reservation stays held until the chain decides. */
+async function handOver(deps: PurchaseDependencies, quote: Quote): Promise<void> {
+  const pending: PendingPayment = {
+    id: quote.id,
+    payer: quote.payer,
+    nonce: quote.nonce,
+    validBefore: Number(quote.validBefore),
+    amount: quote.option.amount.toString(),
+    service: quote.service.slice(0, 200),
+    resource: quote.url,
+    recordedAt: (deps.now ?? Date.now)(),
+  };
+  await deps.pendingPayments.add(pending).catch((error: unknown) => {
+    // The reservation still holds the budget until its TTL; only the early release is lost.
+    deps.log?.({ level: "error", event: "pending-handover-failed", paymentId: quote.id, error: String(error) });
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The shapes shared by the steps of a purchase: what it depends on, what is asked, the frozen
+ * quote, and every outcome a purchase can have.
+ */
+import type { LocalAccount } from "viem";
+import type { EffectiveLimits } from "../../limits/spending-limits-input";
+import type { NetworkConfig } from "../../network/network-config";
+import type { PendingPaymentStore } from "../../store/pending-payment";
+import type { SpendingLedger } from "../../store/store-types";
+import type { ApprovalRequest, PaymentFailureReason } from "../../stream";
+import type { ChainReader } from "../../x402/chain-reader";
+import type { PayableRequirement } from "../../x402/payment-requirements";
+import type { buildTransferTypedData } from "../../x402/transfer-authorization";
+import type { PaymentTracker } from "./payment-tracker";
+import type { ServiceData } from "./service-data";
+
+export type OutboundFetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+export type PurchaseDependencies = {
+  network: NetworkConfig;
+  fetch: OutboundFetch;
+  chain: ChainReader;
+  ledger: SpendingLedger;
+  /** Where a payment still undecided when its request ends is handed to the reconciler. */
+  pendingPayments: PendingPaymentStore;
+  quoteSecret: string;
+  now?: () => number;
+  /** Waits between chain reads; tests pass one that moves a fake clock. */
+  sleep?: (ms: number) => Promise<void>;
+  /** How long a user has to approve a quote. */
+  approvalTtlSeconds?: number;
+  /**
+   * The longest an agent-wallet authorization stays valid. Short on purpose: when a service
+   * fails after receiving a payment, the chain can only prove nothing was spent once the
+   * authorization has expired, and the request waits for that proof.
+   */
+  agentAuthorizationTtlSeconds?: number;
+  /** How often to look at the chain while a settlement is uncertain. */
+  reconcileIntervalMs?: number;
+  /** Where failures that lose a record are logged. */
+  log?: (entry: Record<string, unknown>) => void;
+};
+
+export type Payer = { kind: "agent"; account: LocalAccount } | { kind: "user"; address: `0x${string}` };
+
+export type PurchaseMethod = "GET" | "POST";
+
+export type PurchaseRequest = {
+  service: string;
+  url: string;
+  method: PurchaseMethod;
+  body?: string;
+  /** What the payment is for (a tool call id); keeps one intent to one authorization. */
+  intent: string;
+  payer: Payer;
+  limits: EffectiveLimits;
+  maxPayments: number;
+  tracker: PaymentTracker;
+  /** Epoch ms after which no new payment may start and every wait ends. */
+  deadline: number;
+  signal?: AbortSignal;
+};
+
+export type PurchaseOutcome =
+  | { status: "delivered"; paymentId: string; service: string; resource: string; amount: string; txHash: string; data: ServiceData }
+  | { status: "free"; service: string; resource: string; data: ServiceData }
+  | { status: "awaiting-approval"; paymentId: string; service: string; amount: string; approval: ApprovalRequest }
+  | { status: "failed"; paymentId: string; reason: PaymentFailureReason; message: string; txHash?: string }
+  /**
+   * A signed authorization may have reached the service and the chain has not decided its
+   * fate: the budget stays reserved, the reconciler settles it, and it is never retried.
+   */
+  | { status: "pending"; paymentId: string; message: string; txHash?: string; expiresAt: number }
+  /** Refused before any request to the service: nothing was asked, signed or spent. */
+  | { status: "refused"; message: string };
+
+export type TransferTypedData = ReturnType<typeof buildTransferTypedData>;
+
+/** A quote frozen from a 402: the exact terms that are signed and, later, proven. */
+export type Quote = {
+  id: string;
+  service: string;
+  url: string;
+  method: PurchaseMethod;
+  body: string | undefined;
+  option: PayableRequirement;
+  /** The v2 `resource` object echoed in the payment payload. */
+  resource: { url: string } | undefined;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: `0x${string}`;
+  payer: `0x${string}`;
+  payerKind: Payer["kind"];
+};
+
+export type ApprovedPayment = {
+  service: string;
+  url: string;
+  method: PurchaseMethod;
+  option: PayableRequirement;
+  resource: { url: string } | undefined;
+  typedData: TransferTypedData;
+  signature: `0x${string}`;
+};
+
+/** Payment ids derive from the nonce, so both requests of an approval name the same payment. */
+export function paymentIdForNonce(nonce: string): string {
+  return `pay_${nonce.slice(2, 18)}`;
+}

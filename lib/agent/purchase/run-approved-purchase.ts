@@ -1,0 +1,54 @@
+import "server-only";
+/**
+ * The second request of the approval flow: the user signed the frozen quote, and the route has
+ * already checked signer, terms and expiry. Limits are checked and reserved again here, then
+ * the payment is sent like any other.
+ */
+import { checkPayment } from "../../limits/check-payment";
+import { formatUsdc } from "../../money";
+import { payAndDeliver } from "./pay-and-deliver";
+import { paymentIdForNonce, type ApprovedPayment, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
+import { reportFailure, subjectOf } from "./report-payment";
+import { reserveBudget } from "./reserve-budget";
+
+export async function runApprovedPurchase(
+  deps: PurchaseDependencies,
+  request: Omit<PurchaseRequest, "payer" | "intent" | "url" | "method" | "service"> & { payer: `0x${string}` },
+  approved: ApprovedPayment,
+): Promise<PurchaseOutcome> {
+  const message = approved.typedData.message;
+  const nonce = message.nonce as `0x${string}`;
+  const quote: Quote = {
+    id: paymentIdForNonce(nonce),
+    service: approved.service,
+    url: approved.url,
+    method: approved.method,
+    body: request.body,
+    option: approved.option,
+    resource: approved.resource,
+    validAfter: BigInt(message.validAfter),
+    validBefore: BigInt(message.validBefore),
+    nonce,
+    payer: request.payer,
+    payerKind: "user",
+  };
+  const amount = formatUsdc(approved.option.amount);
+  request.tracker.update({
+    id: quote.id,
+    status: "quoted",
+    service: quote.service,
+    resource: quote.url,
+    amount,
+    asset: approved.option.asset,
+    network: approved.option.network,
+    payTo: approved.option.payTo,
+    payer: request.payer,
+    message: "You approved this payment.",
+  });
+  // Nothing has been sent yet: a refusal here leaves the user's signature unused with us.
+  const check = checkPayment({ amount: approved.option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
+  if (!check.ok) return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);
+  const reserved = await reserveBudget(deps, request, quote, "it was not sent to the service");
+  if (reserved !== "ok") return reportFailure(request.tracker, subjectOf(quote), reserved.reason, reserved.message);
+  return payAndDeliver(deps, request, quote, approved.typedData, approved.signature);
+}

@@ -1,0 +1,62 @@
+/**
+ * Test support: a chain and a clock in memory, for unit tests of the purchase path and the
+ * reconciler. The clock moves only when code sleeps on it, so waits for an authorization's
+ * expiry take no real time and every branch is decided by the test.
+ */
+import type { ChainReader } from "../../lib/x402/chain-reader";
+
+export class FakeClock {
+  constructor(public nowMs = Date.UTC(2026, 0, 1, 12, 0, 0)) {}
+  readonly now = (): number => this.nowMs;
+  /** Sleeping moves the clock; `onSleep` lets a test act "while" time passes. */
+  onSleep: ((nowMs: number) => void) | undefined;
+  readonly sleep = async (ms: number): Promise<void> => {
+    this.nowMs += ms;
+    this.onSleep?.(this.nowMs);
+  };
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+}
+
+export class FakeChain implements ChainReader {
+  balance = 1_000_000_000n;
+  /** Authorizations used on chain: nonce (lowercase) → transaction hash. */
+  readonly used = new Map<string, `0x${string}`>();
+  /** When true, every read fails, as an unreachable RPC would. */
+  unreachable = false;
+  reads = 0;
+
+  /** Marks an authorization used by a transaction, as a settlement would. */
+  settle(nonce: string, txHash: `0x${string}` = `0x${"ab".repeat(32)}`): `0x${string}` {
+    this.used.set(nonce.toLowerCase(), txHash);
+    return txHash;
+  }
+
+  async balanceOf(): Promise<bigint> {
+    this.check();
+    return this.balance;
+  }
+
+  async isAuthorizationUsed(_authorizer: `0x${string}`, nonce: `0x${string}`): Promise<boolean> {
+    this.check();
+    this.reads += 1;
+    return this.used.has(nonce.toLowerCase());
+  }
+
+  async findAuthorizationTransaction(_authorizer: `0x${string}`, nonce: `0x${string}`): Promise<`0x${string}` | undefined> {
+    this.check();
+    return this.used.get(nonce.toLowerCase());
+  }
+
+  async transactionUsedAuthorization(hash: `0x${string}`, _authorizer: `0x${string}`, nonce: `0x${string}`): Promise<boolean | undefined> {
+    this.check();
+    const known = [...this.used.values()].includes(hash);
+    if (!known) return undefined;
+    return this.used.get(nonce.toLowerCase()) === hash;
+  }
+
+  private check(): void {
+    if (this.unreachable) throw new Error("RPC unreachable");
+  }
+}
