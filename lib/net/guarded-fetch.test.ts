@@ -156,6 +156,11 @@ describe("whether a failed request may have reached the server", () => {
     expect(error.requestMayHaveArrived).toBe(false);
   });
 
+  it("no: fetch itself refused the request before handing it to the pool (a bad port)", async () => {
+    const error = await expectRefusal(createGuardedFetch({ allowlist: ["127.0.0.1"] })("http://127.0.0.1:9/"), "connect_failed");
+    expect(error.requestMayHaveArrived).toBe(false);
+  });
+
   it("no: the first hop's address is refused", async () => {
     const error = await expectRefusal(createGuardedFetch()(`${service.origin}/echo`), "blocked_address");
     expect(error.requestMayHaveArrived).toBe(false);

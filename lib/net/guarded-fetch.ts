@@ -61,11 +61,14 @@ type Hop = { url: URL; method: string; headers: Headers; body: Uint8Array | unde
 
 type Signals = { caller: AbortSignal; timeout: AbortSignal; combined: AbortSignal };
 
-function toGuardedError(error: unknown, signals: Signals, host: string): unknown {
+function toGuardedError(error: unknown, signals: Signals, host: string, dispatched: boolean): unknown {
   const guarded = GuardedFetchError.find(error);
   if (guarded) return guarded;
   // A caller's own abort keeps fetch's usual behaviour: reject with the caller's reason.
   if (signals.caller.aborted) return signals.caller.reason;
+  // Refused by fetch itself before the request was handed to the connection pool (a port on
+  // the Fetch standard's bad-port list, a malformed header): nothing can have been sent.
+  if (!dispatched) return new GuardedFetchError(signals.timeout.aborted ? "timeout" : "connect_failed", { host, cause: error, requestMayHaveArrived: false });
   if (signals.timeout.aborted) return new GuardedFetchError("timeout", { host, cause: error });
   // Not raised by our connector, so a socket existed: a reset, a closed connection or a garbled
   // answer after (part of) the request may have been written.
@@ -110,6 +113,12 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   });
 
   async function send(hop: Hop, signals: Signals) {
+    // Whether fetch handed the request to the pool: before that, nothing can have been sent.
+    let dispatched = false;
+    const dispatcher = agent.compose((dispatch) => (options, handler) => {
+      dispatched = true;
+      return dispatch(options, handler);
+    });
     try {
       return await undiciFetch(hop.url, {
         method: hop.method,
@@ -117,10 +126,10 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         body: hop.body,
         redirect: "manual",
         signal: signals.combined,
-        dispatcher: agent,
+        dispatcher,
       });
     } catch (error) {
-      throw toGuardedError(error, signals, hop.url.host);
+      throw toGuardedError(error, signals, hop.url.host, dispatched);
     }
   }
 
@@ -135,7 +144,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       bytes = await readCappedBody(upstream.body, settings.maxResponseBytes, host);
     } catch (error) {
       await upstream.body?.cancel().catch(() => undefined);
-      throw toGuardedError(error, signals, host);
+      throw toGuardedError(error, signals, host, true);
     }
 
     const headers = new Headers(Array.from(upstream.headers));

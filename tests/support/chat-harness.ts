@@ -30,9 +30,16 @@ export type ChatHarness = {
   devnet: Devnet;
   deps: ChatDependencies;
   env: Env;
-  chat(body: unknown, init?: { headers?: Record<string, string>; signal?: AbortSignal }): Promise<ChatResult>;
+  chat(body: unknown, init?: ChatInit): Promise<ChatResult>;
   usdcBalance(address: `0x${string}`): Promise<bigint>;
   stop(): Promise<void>;
+};
+
+export type ChatInit = {
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Called with each event as it arrives, and awaited: a test can look at the world mid-stream. */
+  onEvent?: (event: StreamEvent) => unknown;
 };
 
 export type ChatHarnessOptions = {
@@ -69,7 +76,10 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
         );
         const items: DecodedItem[] = [];
         if (response.ok && response.body) {
-          for await (const item of decodeStream(response.body)) items.push(item);
+          for await (const item of decodeStream(response.body)) {
+            items.push(item);
+            if (item.kind === "event") await init.onEvent?.(item.event);
+          }
         }
         const events = items.flatMap((item) => (item.kind === "event" ? [item.event] : []));
         return {

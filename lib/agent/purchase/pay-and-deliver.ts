@@ -92,18 +92,22 @@ export function requestHeaders(body: string | undefined): Record<string, string>
   return body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" };
 }
 
-function describeFetchFailure(error: unknown): string {
-  const code = GuardedFetchError.find(error)?.code;
-  switch (code) {
+/** Why an outbound request failed, in a few words for people (never a URL or an address). */
+export function describeFetchFailure(error: unknown): string {
+  const guarded = GuardedFetchError.find(error);
+  switch (guarded?.code) {
     case "timeout":
       return "timed out";
+    case "connect_failed":
+      return "connection refused";
     case "connection_lost":
       return "the connection failed";
     case "blocked_address":
     case "blocked_scheme":
-      return "it redirected to a refused address";
+      return guarded.requestMayHaveArrived ? "it redirected to a refused address" : "address not allowed";
     case undefined:
-      return "the request was stopped";
+      // Our own time limit on the paid request aborts it with a TimeoutError.
+      return error instanceof Error && error.name === "TimeoutError" ? "timed out" : "the request was stopped";
     default:
       return "network error";
   }

@@ -19,7 +19,7 @@ import {
   DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS,
   DEFAULT_APPROVAL_TTL_SECONDS,
 } from "./authorization-window";
-import { payAndDeliver, requestHeaders } from "./pay-and-deliver";
+import { describeFetchFailure, payAndDeliver, requestHeaders } from "./pay-and-deliver";
 import { paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
@@ -48,8 +48,8 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   let first: Response;
   try {
     first = await deps.fetch(request.url, { method: request.method, body: request.body, headers: requestHeaders(request.body), signal: request.signal });
-  } catch {
-    return fail("service-unavailable", `${request.service} could not be reached; nothing was signed.`);
+  } catch (error) {
+    return fail("service-unavailable", `${request.service} could not be reached (${describeFetchFailure(error)}); nothing was signed.`);
   }
   if (first.ok) return { status: "free", service: request.service, resource: request.url, data: await readServiceData(first) };
   if (first.status !== 402) {
