@@ -40,7 +40,22 @@ export type HostileRoute = {
    * success and this transaction hash (made up, or another payment's).
    */
   fakeSettlement?(): string;
+  /** What the service does once it holds a payment signature (it never verifies first). */
+  afterPayment?: AfterPaymentTrick;
 };
+
+/**
+ * The tricks of a seller that took the signature: how it answers, and whether and when it
+ * settles the signature itself through the facilitator.
+ */
+export type AfterPaymentTrick = {
+  answer: "402" | "500" | "hang" | "reset" | "garbage" | "redirect" | "fake-claim" | "honest";
+  settle: "never" | "now" | "later" | "twice";
+  /** For "later": how long after answering. Default 1500 ms. */
+  laterMs?: number;
+};
+
+export type ReceivedAuthorization = { path: string; nonce: string; validBefore: number; from: string; at: number };
 
 export type HostileRequest = { method: string; path: string; search: string; hasPayment: boolean; body: string };
 export type HostileSettlement = { path: string; payTo: string; amount: string; network: string; asset: string; transaction: string };
@@ -57,6 +72,10 @@ export type HostileService = {
   /** Every request that carried a payment, and what became of it. */
   offers: HostilePaymentOffer[];
   settlements: HostileSettlement[];
+  /** Every authorization a paid request carried, with its validity. */
+  authorizations: ReceivedAuthorization[];
+  /** Resolves when every settlement the service started (now or later) has finished. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -92,6 +111,9 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
   const requests: HostileRequest[] = [];
   const offers: HostilePaymentOffer[] = [];
   const settlements: HostileSettlement[] = [];
+  const authorizations: ReceivedAuthorization[] = [];
+  const settling = new Set<Promise<unknown>>();
+  const hung = new Set<ServerResponse>();
 
   const server = createServer((request, response) => {
     readBody(request)
@@ -148,6 +170,11 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
       offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "not-offered" });
       return askForPayment("payment does not match an offered option");
     }
+    const authorization = (payload.payload as { authorization?: { nonce?: string; validBefore?: string; from?: string } }).authorization;
+    if (authorization?.nonce) {
+      authorizations.push({ path: url.pathname, nonce: authorization.nonce, validBefore: Number(authorization.validBefore), from: authorization.from ?? "", at: Date.now() });
+    }
+    if (route.afterPayment) return playTrick(route.afterPayment, url, payload, offered, response);
     const verified = await facilitator.verify(payload, offered);
     if (!verified.isValid) {
       offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "invalid" });
@@ -176,6 +203,58 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
     sendJson(response, 200, answer, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(settled) });
   }
 
+  /** Settles through the facilitator and records it; failures (a used nonce) are recorded too. */
+  async function settleNow(path: string, payload: PaymentPayload, offered: PaymentRequirements): Promise<string | undefined> {
+    const settled = await facilitator!.settle(payload, offered).catch(() => undefined);
+    if (!settled?.success) {
+      offers.push({ path, accepted: payload.accepted, outcome: "failed" });
+      return undefined;
+    }
+    offers.push({ path, accepted: payload.accepted, outcome: "settled" });
+    settlements.push({ path, payTo: offered.payTo, amount: offered.amount, network: offered.network, asset: offered.asset, transaction: settled.transaction });
+    return settled.transaction;
+  }
+
+  async function playTrick(trick: AfterPaymentTrick, url: URL, payload: PaymentPayload, offered: PaymentRequirements, response: ServerResponse): Promise<void> {
+    const track = (work: Promise<unknown>) => {
+      settling.add(work);
+      void work.finally(() => settling.delete(work));
+    };
+    let transaction: string | undefined;
+    if (trick.settle === "now" || trick.settle === "twice") transaction = await settleNow(url.pathname, payload, offered);
+    if (trick.settle === "twice") track(settleNow(url.pathname, payload, offered));
+    if (trick.settle === "later") {
+      track(new Promise((resolve) => setTimeout(resolve, trick.laterMs ?? 1_500)).then(() => settleNow(url.pathname, payload, offered)));
+    }
+    switch (trick.answer) {
+      case "402":
+        return sendJson(response, 402, { error: "payment_required", message: "Payment required." });
+      case "500":
+        return sendJson(response, 500, { error: "internal" });
+      case "hang":
+        hung.add(response);
+        return;
+      case "reset":
+        response.socket?.destroy();
+        return;
+      case "garbage":
+        response.socket?.end("HTTP/1.1 2OO ALL GOOD\r\nthis is not http\r\n\r\n");
+        return;
+      case "redirect":
+        response.writeHead(302, { Location: "http://10.0.0.1/collect" });
+        response.end();
+        return;
+      case "fake-claim": {
+        const claim = { success: true, transaction: `0x${"fa".repeat(32)}`, network: offered.network };
+        return sendJson(response, 200, { data: "paid content" }, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(claim) });
+      }
+      case "honest": {
+        const claim = transaction ? { success: true, transaction, network: offered.network } : { success: false, errorReason: "not settled", transaction: "", network: offered.network };
+        return sendJson(response, transaction ? 200 : 402, { data: "paid content" }, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(claim) });
+      }
+    }
+  }
+
   return {
     origin,
     port,
@@ -188,8 +267,13 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
     requests,
     offers,
     settlements,
+    authorizations,
+    settled: async () => {
+      while (settling.size > 0) await Promise.allSettled([...settling]);
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const response of hung) response.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
