@@ -1,0 +1,51 @@
+/**
+ * The cron route that runs the reconciler: closed without CRON_SECRET, 401 without the right
+ * Bearer token, and a report of what it looked at with it.
+ */
+import { describe, expect, it } from "vitest";
+import { offlineNetwork, textModel } from "../../tests/support/offline-fixtures";
+import { createChatDependencies } from "../chat/chat-dependencies";
+import { parseEnv } from "../env";
+import { createMemoryStore } from "../store/create-memory-store";
+import { handleReconcileRequest } from "./handle-reconcile-request";
+
+const SECRET = "cron-secret-0123456789abcdef";
+
+function dependencies(env: Record<string, string>) {
+  return createChatDependencies(parseEnv(env), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model: textModel("hi"), modelId: "test", isDemo: false } });
+}
+
+const get = (headers: Record<string, string> = {}) => new Request("http://127.0.0.1/api/cron/reconcile", { headers });
+
+describe("GET /api/cron/reconcile", () => {
+  it("is closed (503) when no CRON_SECRET is configured", async () => {
+    const response = await handleReconcileRequest(get({ authorization: "Bearer anything" }), () => dependencies({}));
+    expect(response.status).toBe(503);
+  });
+
+  it.each([[{}], [{ authorization: "Bearer wrong-secret-0123456789" }], [{ authorization: SECRET }]])("refuses %j with 401 and WWW-Authenticate", async (headers) => {
+    const response = await handleReconcileRequest(get(headers), () => dependencies({ CRON_SECRET: SECRET }));
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+  });
+
+  it("runs the reconciler with the right token and reports what it saw", async () => {
+    const deps = dependencies({ CRON_SECRET: SECRET });
+    await deps.store.pendingPayments.add({
+      id: "pay_1",
+      payer: "0x52908400098527886E0F7030069857D2E4169EE7",
+      nonce: `0x${"12".repeat(32)}`,
+      validBefore: Math.floor(Date.now() / 1000) + 300,
+      amount: "15000",
+      service: "Paid data",
+      resource: "https://paid.example/data",
+      recordedAt: Date.now(),
+    });
+    const response = await handleReconcileRequest(get({ authorization: `Bearer ${SECRET}` }), () => deps);
+    expect(response.status).toBe(200);
+    // The offline chain cannot be read, so the payment stays pending: nothing is released blindly.
+    expect(await response.json()).toEqual({ checked: 1, settled: 0, released: 0, stillPending: 1, failed: 0 });
+    expect(await deps.store.pendingPayments.list()).toHaveLength(1);
+  });
+});
