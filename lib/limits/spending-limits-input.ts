@@ -1,5 +1,5 @@
 /**
- * The `spendingLimits` field of a chat request (DESIGN section 5). Shared by the server and
+ * The `spendingLimits` field of a chat request (docs/decisions.md, "Spending limits"). Shared by the server and
  * the browser's limits panel, so both validate the same way.
  */
 import { z } from "zod";

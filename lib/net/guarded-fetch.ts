@@ -1,7 +1,7 @@
 import "server-only";
 /**
  * The one way the server makes outbound requests to URLs chosen by a model or by discovery
- * data (DESIGN.md section 8). A fetch-compatible function, so it can be handed to
+ * data (docs/decisions.md, "Outbound requests"). A fetch-compatible function, so it can be handed to
  * `wrapFetchWithPayment`, that:
  *
  * - fetches http(s) URLs without credentials only;

@@ -94,7 +94,7 @@ export const TransferAuthorizationTypedData = z.object({
 });
 export type TransferAuthorizationTypedData = z.infer<typeof TransferAuthorizationTypedData>;
 
-/** A frozen quote awaiting the user's signature (DESIGN section 4). */
+/** A frozen quote awaiting the user's signature (docs/decisions.md, "Who pays, and approval"). */
 export const ApprovalRequest = z.object({
   method: z.string(),
   resource: z.string(),

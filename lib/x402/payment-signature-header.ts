@@ -1,5 +1,5 @@
 /**
- * The `PAYMENT-SIGNATURE` request header of the two-request approval flow (DESIGN section 4):
+ * The `PAYMENT-SIGNATURE` request header of the two-request approval flow (docs/decisions.md):
  * base64 of a JSON x402 payment payload built from the frozen quote and the user's EIP-712
  * signature. Browser-safe; the browser encodes it, the server decodes it.
  */

@@ -5,7 +5,7 @@
  * answers text). Whatever a client sends, the answer is a 4xx problem document or a valid
  * stream that ends with exactly one `d:`; never a 5xx.
  *
- * Each case carries its own expectation from an oracle written from DESIGN.md (sections 5–6),
+ * Each case carries its own expectation from an oracle written from docs/decisions.md (limits and statuses),
  * not from the schema: a body the design calls valid must stream, one it calls invalid must be
  * a 400, and where the design is silent (e.g. a 16-digit limit, a padded address) either is
  * accepted. Nothing here ever leaves the machine: the only outbound requests (signed approvals)
@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The oracle: what DESIGN.md says about a body, independently of lib/chat/chat-request.ts.
+// The oracle: what docs/decisions.md says about a body, independently of lib/chat/chat-request.ts.
 
 type Verdict = "valid" | "invalid" | "either";
 
