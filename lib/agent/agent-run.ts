@@ -71,7 +71,12 @@ export class AgentRun {
       requestKey: string;
     },
   ) {
-    this.tracker = new PaymentTracker(input.writer);
+    this.tracker = new PaymentTracker(input.writer, {
+      journal: deps.store.journal,
+      requestKey: input.requestKey,
+      conversationId: conversationIdOf(input.messages),
+      now: deps.now,
+    });
   }
 
   get discovery(): DiscoveryClient {
@@ -161,7 +166,6 @@ export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDepende
     fetch: deps.fetch,
     chain: deps.chain,
     ledger: deps.store.ledger,
-    pendingPayments: deps.store.pendingPayments,
     quoteSecret: deps.quoteSecret,
     now: deps.now,
     approvalTtlSeconds: deps.settings.approvalTtlSeconds,
@@ -169,6 +173,12 @@ export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDepende
     reconcileIntervalMs: deps.settings.reconcileIntervalMs,
     log: (entry) => console.error(JSON.stringify(entry)),
   };
+}
+
+/** A conversation is named by its first user message, so every turn of it shares one id. */
+function conversationIdOf(messages: ChatMessage[]): string {
+  const first = messages.find((message) => message.role === "user")?.content ?? "";
+  return createHash("sha256").update(first).digest("hex").slice(0, 24);
 }
 
 const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/g;

@@ -95,5 +95,5 @@ export function getChatDependencies(): ChatDependencies {
 
 /** What the reconciler needs, from the chat's dependencies (shared by the timer and the cron route). */
 export function reconcileDependenciesOf(deps: ChatDependencies): ReconcileDependencies {
-  return { chain: deps.chain, ledger: deps.store.ledger, pendingPayments: deps.store.pendingPayments, now: deps.now };
+  return { chain: deps.chain, ledger: deps.store.ledger, journal: deps.store.journal, now: deps.now };
 }

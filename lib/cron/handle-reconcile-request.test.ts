@@ -32,20 +32,20 @@ describe("GET /api/cron/reconcile", () => {
 
   it("runs the reconciler with the right token and reports what it saw", async () => {
     const deps = dependencies({ CRON_SECRET: SECRET });
-    await deps.store.pendingPayments.add({
+    await deps.store.journal.record({
       id: "pay_1",
+      status: "pending",
+      at: Date.now(),
       payer: "0x52908400098527886E0F7030069857D2E4169EE7",
+      payerKind: "user",
       nonce: `0x${"12".repeat(32)}`,
-      validBefore: Math.floor(Date.now() / 1000) + 300,
-      amount: "15000",
-      service: "Paid data",
-      resource: "https://paid.example/data",
-      recordedAt: Date.now(),
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 300),
+      amount: 15_000n,
     });
     const response = await handleReconcileRequest(get({ authorization: `Bearer ${SECRET}` }), () => deps);
     expect(response.status).toBe(200);
     // The offline chain cannot be read, so the payment stays pending: nothing is released blindly.
-    expect(await response.json()).toEqual({ checked: 1, settled: 0, released: 0, stillPending: 1, failed: 0 });
-    expect(await deps.store.pendingPayments.list()).toHaveLength(1);
+    expect(await response.json()).toEqual({ checked: 1, settled: 0, released: 0, stillPending: 1, inFlight: 0, failed: 0 });
+    expect(await deps.store.journal.unsettled(10)).toHaveLength(1);
   });
 });

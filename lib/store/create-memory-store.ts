@@ -5,7 +5,7 @@
 import { MemoryIdempotencyStore } from "./memory-idempotency-store";
 import { MemoryLedger } from "./memory-ledger";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
-import { MemoryPendingPaymentStore } from "./pending-payment";
+import { MemoryJournal } from "../journal/memory-journal";
 import type { Store } from "./store-types";
 
 /**
@@ -19,7 +19,7 @@ export function createMemoryStore(): Store {
     ledger: new MemoryLedger(),
     idempotency: new MemoryIdempotencyStore(),
     rateLimiter: new MemoryRateLimiter(),
-    pendingPayments: new MemoryPendingPaymentStore(),
+    journal: new MemoryJournal(),
     ping: async () => {},
     close: async () => {},
   };

@@ -6,13 +6,15 @@ import "server-only";
 import { RedisConnection, type RedisConnectionOptions } from "./redis-connection";
 import { RedisIdempotencyStore } from "./redis-idempotency-store";
 import { RedisLedger } from "./redis-ledger";
-import { RedisPendingPaymentStore } from "./redis-pending-payment-store";
 import { RedisRateLimiter } from "./redis-rate-limiter";
+import type { PaymentJournal } from "../journal/payment-journal";
 import type { Store } from "./store-types";
 
 export type RedisStoreOptions = RedisConnectionOptions & {
   /** Prefix of every key, so one Redis can serve several deployments or tests; default "x402:". */
   keyPrefix?: string;
+  /** Where payments are recorded for good; Redis keeps budgets and keys for their window only. */
+  journal: PaymentJournal;
 };
 
 /**
@@ -29,7 +31,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ledger: new RedisLedger(connection, keyPrefix),
     idempotency: new RedisIdempotencyStore(connection, keyPrefix),
     rateLimiter: new RedisRateLimiter(connection, keyPrefix),
-    pendingPayments: new RedisPendingPaymentStore(connection, keyPrefix),
+    journal: options.journal,
     ping: async () => {
       await connection.run((client) => client.ping());
     },

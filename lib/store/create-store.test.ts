@@ -4,9 +4,12 @@ import { resetEnvForTests } from "../env";
 import { createStore, getStore, resetStoreForTests } from "./create-store";
 
 describe("createStore", () => {
-  it("uses memory when no Redis URL is given, or an empty one", async () => {
+  it("uses memory when given neither a database nor Redis (tests), the database when given one", async () => {
     expect(createStore().kind).toBe("memory");
     expect(createStore({ redisUrl: "" }).kind).toBe("memory");
+    const store = createStore({ database: { kind: "pglite" } });
+    expect(store.kind).toBe("database");
+    await store.close();
   });
 
   it("uses Redis when a URL is given, without connecting until first use", async () => {
@@ -23,17 +26,20 @@ describe("getStore", () => {
     await resetStoreForTests();
   });
 
-  it("creates one store per process from REDIS_URL", () => {
+  it("creates one durable store per process: the database unless Redis is configured", () => {
     vi.stubEnv("REDIS_URL", "");
     vi.stubEnv("VERCEL", "");
     resetEnvForTests();
     const store = getStore();
-    expect(store.kind).toBe("memory");
+    expect(store.kind).toBe("database");
     expect(getStore()).toBe(store);
   });
 
-  it("refuses in-memory state on Vercel, where each instance would keep its own budget", () => {
-    vi.stubEnv("REDIS_URL", "");
+  it.each([
+    ["no Redis", { REDIS_URL: "", DATABASE_URL: "postgres://db.example/x" }],
+    ["no lasting database", { REDIS_URL: "redis://127.0.0.1:1", DATABASE_URL: "" }],
+  ])("refuses to run on Vercel with %s", (_case, variables) => {
+    for (const [name, value] of Object.entries(variables)) vi.stubEnv(name, value);
     vi.stubEnv("VERCEL", "1");
     resetEnvForTests();
     let thrown: unknown;

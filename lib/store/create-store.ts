@@ -1,22 +1,30 @@
 import "server-only";
 /**
- * Chooses the store: Redis when a URL is given (many instances share budgets, rate limits and
- * idempotency), otherwise process memory (one instance: development, tests, a single server).
+ * Chooses the store. Money facts are durable: the payment journal always lives in the
+ * database (Postgres with DATABASE_URL, otherwise PGlite in DATA_DIR), and so do budgets and
+ * idempotency keys unless Redis is configured, in which case Redis holds them (and the rate
+ * limits) for every instance. Without a database (unit tests) everything is in memory.
  */
+import path from "node:path";
 import { AppError } from "../errors";
-import { getEnv } from "../env";
+import { getEnv, type Env } from "../env";
+import type { OpenDatabaseOptions } from "../db/open-database";
+import { MemoryJournal } from "../journal/memory-journal";
+import { createDatabaseStore, lazyDatabase } from "./create-database-store";
 import { createMemoryStore } from "./create-memory-store";
 import { createRedisStore, type RedisStoreOptions } from "./create-redis-store";
 import type { Store } from "./store-types";
 
-export type CreateStoreOptions = Partial<Omit<RedisStoreOptions, "url">> & {
-  /** redis:// or rediss:// URL; absent or empty means the in-memory store. */
+export type CreateStoreOptions = Partial<Omit<RedisStoreOptions, "url" | "journal">> & {
+  /** redis:// or rediss:// URL; absent or empty means no Redis. */
   redisUrl?: string;
+  /** The database; absent means memory only (tests). */
+  database?: OpenDatabaseOptions;
 };
 
 /**
  * @example
- * const store = createStore({ redisUrl: process.env.REDIS_URL });
+ * const store = createStore({ database: { kind: "pglite", dataDir: ".data/pglite" } });
  * try {
  *   await store.ledger.reserve({ payer, reservationId, amount, dailyLimit });
  * } finally {
@@ -24,8 +32,18 @@ export type CreateStoreOptions = Partial<Omit<RedisStoreOptions, "url">> & {
  * }
  */
 export function createStore(options: CreateStoreOptions = {}): Store {
-  const { redisUrl, ...redisOptions } = options;
-  return redisUrl ? createRedisStore({ ...redisOptions, url: redisUrl }) : createMemoryStore();
+  const { redisUrl, database: databaseOptions, ...redisOptions } = options;
+  const database = databaseOptions ? lazyDatabase(databaseOptions) : undefined;
+  if (redisUrl) {
+    const redis = createRedisStore({ ...redisOptions, url: redisUrl, journal: database?.journal ?? new MemoryJournal() });
+    return database ? { ...redis, close: async () => void (await Promise.all([redis.close(), database.close()])) } : redis;
+  }
+  return database ? createDatabaseStore(database) : createMemoryStore();
+}
+
+/** Where the database is, from the environment. */
+export function databaseOptionsFromEnv(env: Pick<Env, "DATABASE_URL" | "DATA_DIR">): OpenDatabaseOptions {
+  return env.DATABASE_URL ? { kind: "postgres", url: env.DATABASE_URL } : { kind: "pglite", dataDir: path.resolve(env.DATA_DIR, "pglite") };
 }
 
 // Kept on globalThis so Next.js dev reloads reuse one connection instead of leaking one per reload.
@@ -33,24 +51,24 @@ const STORE_KEY = Symbol.for("x402-agent.store");
 type StoreHolder = { [STORE_KEY]?: Store };
 
 /**
- * The process-wide store, created on first use from REDIS_URL (see lib/env.ts).
+ * The process-wide store, created on first use from DATABASE_URL, DATA_DIR and REDIS_URL.
  *
- * @throws AppError "unavailable:not_configured" on Vercel without REDIS_URL: each instance
- * would keep its own budget there, so the daily limit would not hold.
+ * @throws AppError "unavailable:not_configured" on Vercel without REDIS_URL (each instance
+ * would keep its own rate limits) or without DATABASE_URL (its file system does not last).
  * @example
- * const { ledger } = getStore();
+ * const { ledger, journal } = getStore();
  */
 export function getStore(): Store {
   const holder = globalThis as StoreHolder;
   const existing = holder[STORE_KEY];
   if (existing) return existing;
   const env = getEnv();
-  if (!env.REDIS_URL && env.VERCEL) {
+  if (env.VERCEL && (!env.REDIS_URL || !env.DATABASE_URL)) {
     throw new AppError("unavailable:not_configured", {
-      details: "REDIS_URL is required on Vercel: in-memory budgets and rate limits are per instance",
+      details: "REDIS_URL and DATABASE_URL are required on Vercel: instances share rate limits and budgets, and the journal needs a lasting database",
     });
   }
-  const store = createStore({ redisUrl: env.REDIS_URL });
+  const store = createStore({ redisUrl: env.REDIS_URL, database: databaseOptionsFromEnv(env) });
   holder[STORE_KEY] = store;
   return store;
 }

@@ -8,4 +8,3 @@ export { createRedisStore, type RedisStoreOptions } from "./create-redis-store";
 export { STORE_RETRY_AFTER_SECONDS } from "./redis-connection";
 export { IdempotencyRecord } from "./idempotency-record";
 export * from "./store-types";
-export { PendingPayment, type PendingPaymentStore } from "./pending-payment";

@@ -281,38 +281,6 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
       });
     });
 
-    describe("pending payments", () => {
-      const pending = (id: string, recordedAt: number) => ({
-        id,
-        payer: PAYER,
-        nonce: txHash(recordedAt),
-        validBefore: 1_800_000_000,
-        amount: "15000",
-        service: "Weather",
-        resource: "https://weather.example/today",
-        recordedAt,
-      });
-
-      it("keeps what is handed over, oldest first, shared by every instance, until removed", async () => {
-        const [first, second] = await open(2);
-        await first!.pendingPayments.add(pending("pay_b", T0 + 2));
-        await second!.pendingPayments.add(pending("pay_a", T0 + 1));
-        await second!.pendingPayments.add(pending("pay_b", T0 + 2)); // the same payment again: one entry
-        expect((await first!.pendingPayments.list()).map((payment) => payment.id)).toEqual(["pay_a", "pay_b"]);
-        expect(await first!.pendingPayments.list(1)).toEqual([pending("pay_a", T0 + 1)]);
-        await first!.pendingPayments.remove("pay_a");
-        await second!.pendingPayments.remove("pay_a");
-        expect((await second!.pendingPayments.list()).map((payment) => payment.id)).toEqual(["pay_b"]);
-      });
-
-      it("refuses a malformed entry", async () => {
-        const { pendingPayments } = await openOne();
-        await expect(pendingPayments.add({ ...pending("pay_x", T0), nonce: "0x12" })).rejects.toThrow();
-        await expect(pendingPayments.add({ ...pending("pay_x", T0), amount: "-1" })).rejects.toThrow();
-        expect(await pendingPayments.list()).toEqual([]);
-      });
-    });
-
     describe("rate limiter", () => {
       it("allows exactly `limit` hits per window, then reports none left and when the window resets", async () => {
         const { rateLimiter } = await openOne();

@@ -4,7 +4,7 @@
  * Every implementation must pass the same contract suite (store-contract.ts).
  */
 import type { IdempotencyRecord } from "./idempotency-record";
-import type { PendingPaymentStore } from "./pending-payment";
+import type { PaymentJournal } from "../journal/payment-journal";
 
 /** How far back the daily limit looks: a rolling 24 hours, not a calendar day. */
 export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -119,15 +119,15 @@ export interface RateLimiter {
   hit(key: string, options: RateLimitOptions): Promise<RateLimitResult>;
 }
 
-export type StoreKind = "memory" | "redis";
+export type StoreKind = "memory" | "redis" | "database";
 
 export type Store = {
   kind: StoreKind;
   ledger: SpendingLedger;
   idempotency: IdempotencyStore;
   rateLimiter: RateLimiter;
-  /** Payments whose outcome the chain has not decided yet, for the reconciler. */
-  pendingPayments: PendingPaymentStore;
+  /** The permanent record of every payment attempt (always in the database outside tests). */
+  journal: PaymentJournal;
   /** Resolves when the store answers; rejects with AppError "unavailable:store" otherwise. */
   ping(): Promise<void>;
   /** Releases connections; the store must not be used afterwards. */

@@ -67,7 +67,6 @@ export async function measurePaymentOverhead(
       spentToday: (payer, clock) => deps.store.ledger.spentToday(payer, clock),
       entries: (payer, clock) => deps.store.ledger.entries(payer, clock),
     },
-    pendingPayments: deps.store.pendingPayments,
     quoteSecret: deps.quoteSecret,
     agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
   };

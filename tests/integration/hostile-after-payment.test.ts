@@ -184,7 +184,7 @@ describe("a seller that takes the signature and plays a trick", () => {
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     for (const scenario of scenarios) {
       const purchase = purchaseDependenciesOf(scenario.deps);
-      await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, pendingPayments: purchase.pendingPayments, log: () => {} });
+      await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, journal: scenario.deps.store.journal, log: () => {} });
     }
   }, 150_000);
 
@@ -217,6 +217,10 @@ describe("a seller that takes the signature and plays a trick", () => {
     // 4. After reconciliation the ledger equals the chain, with nothing left reserved.
     const spending = await scenario.deps.store.ledger.spentToday(scenario.wallet.address);
     expect(spending).toEqual({ settled: moved, reserved: 0n });
-    expect(await scenario.deps.store.pendingPayments.list()).toEqual([]);
+    // The journal names every payment with its final outcome, and hashes agree with the chain.
+    expect(await scenario.deps.store.journal.unsettled(100)).toEqual([]);
+    const journaled = await scenario.deps.store.journal.history({ payer: scenario.wallet.address, limit: 100 });
+    const journaledHashes = journaled.flatMap((payment) => (payment.txHash && (payment.status === "confirmed" || payment.status === "delivered" || payment.status === "failed") ? [payment.txHash.toLowerCase()] : []));
+    for (const settlement of settled) expect(journaledHashes).toContain(settlement.transaction.toLowerCase());
   });
 });

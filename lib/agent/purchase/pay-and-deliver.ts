@@ -38,6 +38,11 @@ export async function payAndDeliver(
   };
 
   tracker.update({ id: quote.id, status: "verifying", service: quote.service, resource: quote.url, message: `Paying ${amount} USDC; the service verifies and settles it.` });
+  // Nothing leaves before the journal says it is about to.
+  if (!(await tracker.recorded())) {
+    await giveBack();
+    return reportFailure(tracker, subjectOf(quote), "payment-failed", "The payment journal is unavailable, so the payment was not sent to the service.");
+  }
 
   // An agent authorization is useless to the service after validBefore, and its proof must fit
   // in the request, so the paid request ends by then; a user's waits no longer than the request.

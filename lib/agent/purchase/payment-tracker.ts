@@ -2,6 +2,7 @@
  * The payments of one chat request: sends their progress as `p:` events, remembers each
  * one's latest state for the `d:` summary, and derives the request's finish reason.
  */
+import type { PaymentJournal } from "../../journal/payment-journal";
 import type {
   FinishReason,
   PaymentEvent,
@@ -12,6 +13,25 @@ import type {
 
 export type PaymentUpdate = Omit<PaymentEvent, "at">;
 
+/** What the journal needs beyond a stream event: the quote's terms, in base units. */
+export type JournalTerms = {
+  payerKind: "agent" | "user";
+  amount: bigint;
+  nonce: string;
+  validAfter: bigint;
+  validBefore: bigint;
+  method: string;
+};
+
+/** Where and under which request the payments of this request are journaled. */
+export type JournalContext = {
+  journal: PaymentJournal;
+  requestKey: string;
+  conversationId: string;
+  now?: () => number;
+  log?: (entry: Record<string, unknown>) => void;
+};
+
 export class PaymentTracker {
   private readonly payments = new Map<string, PaymentSummary>();
   private lastSettledTxHash: string | null = null;
@@ -19,7 +39,23 @@ export class PaymentTracker {
   private committed = 0n;
   private started = 0;
 
-  constructor(private readonly writer: Pick<StreamWriter, "payment" | "statusOf">) {}
+  /** Journal writes in the order of the updates; one failure is remembered for `recorded()`. */
+  private journalWrites: Promise<void> = Promise.resolve();
+  private journalFailed = false;
+
+  constructor(
+    private readonly writer: Pick<StreamWriter, "payment" | "statusOf">,
+    private readonly journaling?: JournalContext,
+  ) {}
+
+  /**
+   * Resolves once every journal write so far has finished: true when all succeeded. A payment
+   * step that must be on record before the next one begins (signing, sending) awaits this.
+   */
+  async recorded(): Promise<boolean> {
+    await this.journalWrites;
+    return !this.journalFailed;
+  }
 
   private discoveryFailures = 0;
 
@@ -30,10 +66,14 @@ export class PaymentTracker {
     if (update.status === "failed") this.discoveryFailures += 1;
   }
 
-  /** Sends a payment progress event and records it. Repeating the current status is a no-op. */
-  update(update: PaymentUpdate): void {
+  /**
+   * Sends a payment progress event, records it for `d:` and journals it. Repeating the current
+   * status is a no-op. `terms` come with the quote.
+   */
+  update(update: PaymentUpdate, terms?: JournalTerms): void {
     if (this.writer.statusOf(update.id) === update.status) return;
     this.writer.payment(update);
+    this.journal(update, terms);
     const previous = this.payments.get(update.id);
     const summary: PaymentSummary = {
       id: update.id,
@@ -50,6 +90,34 @@ export class PaymentTracker {
     };
     this.payments.set(update.id, summary);
     if (update.status === "confirmed" && update.txHash) this.lastSettledTxHash = update.txHash;
+  }
+
+  private journal(update: PaymentUpdate, terms: JournalTerms | undefined): void {
+    const context = this.journaling;
+    if (!context) return;
+    const entry = {
+      id: update.id,
+      status: update.status,
+      at: (context.now ?? Date.now)(),
+      requestKey: context.requestKey,
+      conversationId: context.conversationId,
+      ...(update.payer ? { payer: update.payer } : {}),
+      ...(update.service ? { service: update.service } : {}),
+      ...(update.resource ? { resource: update.resource } : {}),
+      ...(update.asset ? { asset: update.asset } : {}),
+      ...(update.network ? { network: update.network } : {}),
+      ...(update.payTo ? { payTo: update.payTo } : {}),
+      ...(update.reason ? { reason: update.reason } : {}),
+      ...(update.message ? { message: update.message } : {}),
+      ...(update.txHash ? { txHash: update.txHash } : {}),
+      ...(terms ?? {}),
+    };
+    this.journalWrites = this.journalWrites.then(() =>
+      context.journal.record(entry).catch((error: unknown) => {
+        this.journalFailed = true;
+        (context.log ?? ((line) => console.error(JSON.stringify(line))))({ level: "error", event: "journal-write-failed", paymentId: update.id, status: update.status, error: String(error) });
+      }),
+    );
   }
 
   /**

@@ -2,9 +2,9 @@
  * After a paid request that may have reached the service did not deliver a proven settlement,
  * the chain decides. Used: the payment happened and is reported with its hash. Expired unused:
  * nothing was spent and the budget is given back. Still open when time runs out: the payment
- * stays reserved and goes to the reconciler, reported as pending, never as failed or unspent.
+ * stays reserved and is left to the reconciler (the journal says `pending`), never reported as
+ * failed or unspent.
  */
-import type { PendingPayment } from "../../store/pending-payment";
 import { readAuthorizationOutcome } from "./authorization-outcome";
 import { USER_SETTLEMENT_WATCH_MS } from "./authorization-window";
 import type { PaymentTracker } from "./payment-tracker";
@@ -50,26 +50,9 @@ export async function provePayment(
     }
     await sleep(interval);
   }
-  await handOver(deps, quote);
+  // The journal now says `pending`: the reconciler takes it from there, and the reservation
+  // stays held until the chain decides.
   const message = `${unproven.message} ${stillUsable(quote)}`;
   request.tracker.update({ id: quote.id, status: "pending", service: quote.service, resource: quote.url, ...hash, message });
   return { status: "pending", paymentId: quote.id, message, expiresAt: Number(quote.validBefore), ...hash };
-}
-
-/** Gives the payment to the reconciler; its reservation stays held until the chain decides. */
-async function handOver(deps: PurchaseDependencies, quote: Quote): Promise<void> {
-  const pending: PendingPayment = {
-    id: quote.id,
-    payer: quote.payer,
-    nonce: quote.nonce,
-    validBefore: Number(quote.validBefore),
-    amount: quote.option.amount.toString(),
-    service: quote.service.slice(0, 200),
-    resource: quote.url,
-    recordedAt: (deps.now ?? Date.now)(),
-  };
-  await deps.pendingPayments.add(pending).catch((error: unknown) => {
-    // The reservation still holds the budget until its TTL; only the early release is lost.
-    deps.log?.({ level: "error", event: "pending-handover-failed", paymentId: quote.id, error: String(error) });
-  });
 }

@@ -5,7 +5,6 @@
 import type { LocalAccount } from "viem";
 import type { EffectiveLimits } from "../../limits/spending-limits-input";
 import type { NetworkConfig } from "../../network/network-config";
-import type { PendingPaymentStore } from "../../store/pending-payment";
 import type { SpendingLedger } from "../../store/store-types";
 import type { ApprovalRequest, PaymentFailureReason } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
@@ -21,8 +20,6 @@ export type PurchaseDependencies = {
   fetch: OutboundFetch;
   chain: ChainReader;
   ledger: SpendingLedger;
-  /** Where a payment still undecided when its request ends is handed to the reconciler. */
-  pendingPayments: PendingPaymentStore;
   quoteSecret: string;
   now?: () => number;
   /** Waits between chain reads; tests pass one that moves a fake clock. */
@@ -102,6 +99,11 @@ export type ApprovedPayment = {
   typedData: TransferTypedData;
   signature: `0x${string}`;
 };
+
+/** The quote's terms as the journal keeps them. */
+export function journalTerms(quote: Quote) {
+  return { payerKind: quote.payerKind, amount: quote.option.amount, nonce: quote.nonce, validAfter: quote.validAfter, validBefore: quote.validBefore, method: quote.method };
+}
 
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */
 export function paymentIdForNonce(nonce: string): string {

@@ -1,53 +1,49 @@
 import "server-only";
 /**
- * The reconciler: payments that ended their request still undecided (the service took the
- * signature and the chain had not yet shown its fate) are looked at again until the chain
- * proves the outcome. Used: the reservation becomes spending. Expired unused: it is released.
+ * The reconciler: payments the journal shows unfinished (a request ended with the outcome
+ * undecided, or the process died mid-payment) are looked at again until the chain proves the
+ * outcome. Used: the reservation becomes spending and the journal says `confirmed` with the
+ * hash. Expired unused: the reservation is released and the journal says `failed`. A payment
+ * whose authorization may still be in a live request's hands is left to that request.
  * Idempotent and safe to run concurrently (ledger commit and release are idempotent, and an
  * authorization that was used stays used), so a timer and a cron route may both run it.
  */
+import type { PaymentJournal, PaymentRecord } from "../../journal/payment-journal";
 import type { SpendingLedger } from "../../store/store-types";
-import type { PendingPaymentStore } from "../../store/pending-payment";
 import type { ChainReader } from "../../x402/chain-reader";
 import { readAuthorizationOutcome } from "./authorization-outcome";
+import { EXPIRY_MARGIN_SECONDS } from "./authorization-window";
 
 export type ReconcileDependencies = {
   chain: ChainReader;
   ledger: SpendingLedger;
-  pendingPayments: PendingPaymentStore;
+  journal: PaymentJournal;
   now?: () => number;
   log?: (entry: Record<string, unknown>) => void;
 };
 
-export type ReconcileReport = { checked: number; settled: number; released: number; stillPending: number; failed: number };
+export type ReconcileReport = { checked: number; settled: number; released: number; stillPending: number; inFlight: number; failed: number };
 
 /** A used authorization whose transaction cannot be found is committed under this marker. */
 const UNKNOWN_TX_HASH = `0x${"0".repeat(64)}`;
+const BATCH = 500;
 
 export async function reconcilePendingPayments(deps: ReconcileDependencies): Promise<ReconcileReport> {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? ((entry: Record<string, unknown>) => console.info(JSON.stringify(entry)));
-  const report: ReconcileReport = { checked: 0, settled: 0, released: 0, stillPending: 0, failed: 0 };
-  for (const payment of await deps.pendingPayments.list()) {
+  const report: ReconcileReport = { checked: 0, settled: 0, released: 0, stillPending: 0, inFlight: 0, failed: 0 };
+  for (const payment of await deps.journal.unsettled(BATCH)) {
+    if (!payment.nonce || payment.validBefore === undefined || !/^0x[0-9a-fA-F]{40}$/.test(payment.payer)) continue;
     report.checked += 1;
-    const authorization = { payer: payment.payer as `0x${string}`, nonce: payment.nonce as `0x${string}`, validBefore: BigInt(payment.validBefore) };
+    const nowSeconds = BigInt(Math.floor(now() / 1000));
+    // Only `pending` was handed over; any other unfinished state may belong to a live request
+    // until its authorization is dead, or to a request that died (then it is ours).
+    if (payment.status !== "pending" && nowSeconds <= payment.validBefore + BigInt(EXPIRY_MARGIN_SECONDS)) {
+      report.inFlight += 1;
+      continue;
+    }
     try {
-      const outcome = await readAuthorizationOutcome(deps.chain, authorization, now);
-      const expired = BigInt(Math.floor(now() / 1000)) > authorization.validBefore;
-      if (outcome.state === "used" && (outcome.txHash || expired)) {
-        // Money moved: count it against the budget even if its transaction is out of reach.
-        await deps.ledger.commit(payment.nonce, { txHash: outcome.txHash ?? UNKNOWN_TX_HASH });
-        await deps.pendingPayments.remove(payment.id);
-        report.settled += 1;
-        log({ level: "info", event: "reconciled", paymentId: payment.id, outcome: "settled", txHash: outcome.txHash ?? null });
-      } else if (outcome.state === "expired-unused") {
-        await deps.ledger.release(payment.nonce);
-        await deps.pendingPayments.remove(payment.id);
-        report.released += 1;
-        log({ level: "info", event: "reconciled", paymentId: payment.id, outcome: "expired-unused" });
-      } else {
-        report.stillPending += 1;
-      }
+      await reconcileOne(deps, payment, nowSeconds, report, log);
     } catch (error) {
       // Left in place: the next run tries again; the reservation keeps the budget safe meanwhile.
       report.failed += 1;
@@ -55,4 +51,34 @@ export async function reconcilePendingPayments(deps: ReconcileDependencies): Pro
     }
   }
   return report;
+}
+
+async function reconcileOne(
+  deps: ReconcileDependencies,
+  payment: PaymentRecord,
+  nowSeconds: bigint,
+  report: ReconcileReport,
+  log: (entry: Record<string, unknown>) => void,
+): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const nonce = payment.nonce as `0x${string}`;
+  const validBefore = payment.validBefore as bigint;
+  const outcome = await readAuthorizationOutcome(deps.chain, { payer: payment.payer as `0x${string}`, nonce, validBefore }, now);
+  if (outcome.state === "used" && (outcome.txHash || nowSeconds > validBefore)) {
+    // Money moved: count it against the budget even if its transaction is out of reach.
+    const txHash = outcome.txHash ?? UNKNOWN_TX_HASH;
+    await deps.ledger.commit(nonce, { txHash });
+    await deps.journal.record({ id: payment.id, status: "confirmed", at: now(), txHash, message: "The payment settled on chain; found by the reconciler." });
+    report.settled += 1;
+    log({ level: "info", event: "reconciled", paymentId: payment.id, outcome: "settled", txHash });
+  } else if (outcome.state === "expired-unused") {
+    await deps.ledger.release(nonce);
+    const signed = payment.status !== "quoted" && payment.status !== "awaiting-approval";
+    const message = signed ? "The authorization expired unused, so nothing was spent." : "The quote expired without being paid; nothing was spent.";
+    await deps.journal.record({ id: payment.id, status: "failed", at: now(), reason: "payment-failed", message });
+    report.released += 1;
+    log({ level: "info", event: "reconciled", paymentId: payment.id, outcome: "expired-unused" });
+  } else {
+    report.stillPending += 1;
+  }
 }

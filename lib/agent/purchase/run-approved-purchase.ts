@@ -7,7 +7,7 @@ import "server-only";
 import { checkPayment } from "../../limits/check-payment";
 import { formatUsdc } from "../../money";
 import { payAndDeliver } from "./pay-and-deliver";
-import { paymentIdForNonce, type ApprovedPayment, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
+import { journalTerms, paymentIdForNonce, type ApprovedPayment, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
 
@@ -44,7 +44,7 @@ export async function runApprovedPurchase(
     payTo: approved.option.payTo,
     payer: request.payer,
     message: "You approved this payment.",
-  });
+  }, journalTerms(quote));
   // Nothing has been sent yet: a refusal here leaves the user's signature unused with us.
   const check = checkPayment({ amount: approved.option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
   if (!check.ok) return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);

@@ -17,6 +17,7 @@ import { toViemTypedData } from "../../x402/transfer-authorization";
 import { EXPIRY_MARGIN_SECONDS } from "./authorization-window";
 import { PaymentTracker } from "./payment-tracker";
 import { reconcilePendingPayments } from "./reconcile-pending";
+import { paymentIdForNonce as paymentIdOf } from "./purchase-types";
 import { runApprovedPurchase, runPurchase, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest } from "./run-purchase";
 
 const PRICE = 15_000n;
@@ -38,7 +39,7 @@ function newRequestTracker(): PaymentTracker {
     events.push({ atMs: clock.now(), payment });
     record(payment);
   };
-  return new PaymentTracker(writer);
+  return new PaymentTracker(writer, { journal: store.journal, requestKey: "key:test", conversationId: "conversation", now: clock.now });
 }
 
 beforeEach(() => {
@@ -55,7 +56,6 @@ function dependencies(service: FakePaidService): PurchaseDependencies {
     fetch: service.fetch,
     chain,
     ledger: store.ledger,
-    pendingPayments: store.pendingPayments,
     quoteSecret: "unit-test-quote-secret-0123456789abcdef",
     now: clock.now,
     sleep: clock.sleep,
@@ -249,7 +249,7 @@ describe("agent wallet: time", () => {
     expect(outcome).toMatchObject({ status: "pending" });
     expect((outcome as { message: string }).message).toMatch(/Not spent yet: the agent's authorization stays valid until/);
     expect(await reserved(agent.address)).toBe(PRICE);
-    expect((await store.pendingPayments.list()).map((payment) => payment.nonce)).toEqual([service.received[0]!.nonce]);
+    expect((await store.journal.unsettled(10)).map((payment) => [payment.nonce, payment.status])).toEqual([[service.received[0]!.nonce, "pending"]]);
   });
 });
 
@@ -284,10 +284,11 @@ describe("user wallet: the approved request", () => {
     expect(await reserved(user.address)).toBe(PRICE);
 
     // Before expiry the reconciler keeps it; after expiry, unused, it releases it.
-    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, pendingPayments: store.pendingPayments, now: clock.now, log: () => {} })).toMatchObject({ stillPending: 1 });
+    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({ stillPending: 1 });
     clock.advance((Number(authorization.validBefore) + EXPIRY_MARGIN_SECONDS + 1) * 1000 - clock.now());
-    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, pendingPayments: store.pendingPayments, now: clock.now, log: () => {} })).toMatchObject({ released: 1 });
+    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({ released: 1 });
     expect(await reserved(user.address)).toBe(0n);
-    expect(await store.pendingPayments.list()).toEqual([]);
+    expect(await store.journal.unsettled(10)).toEqual([]);
+    expect(await store.journal.get(paymentIdOf(authorization.nonce))).toMatchObject({ status: "failed", message: expect.stringMatching(/expired unused/) });
   });
 });

@@ -20,7 +20,7 @@ import {
   DEFAULT_APPROVAL_TTL_SECONDS,
 } from "./authorization-window";
 import { describeFetchFailure, payAndDeliver, requestHeaders } from "./pay-and-deliver";
-import { paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
+import { journalTerms, paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
 import { readServiceData } from "./service-data";
@@ -110,7 +110,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   };
   const amount = formatUsdc(option.amount);
   const quoted = { service: request.service, resource: request.url, amount, asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress };
-  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${amount} USDC.` });
+  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${amount} USDC.` }, journalTerms(quote));
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4. Limits, in code, before anything is signed.
@@ -156,8 +156,13 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const reserved = await reserveBudget(deps, request, quote);
   if (reserved !== "ok") return failQuote(reserved.reason, reserved.message);
 
-  // 8. Sign with the agent wallet.
+  // 8. Sign with the agent wallet, once the journal holds everything so far.
   request.tracker.update({ id: quote.id, status: "signing", ...quoted });
+  if (!(await request.tracker.recorded())) {
+    await deps.ledger.release(quote.nonce).catch(() => undefined);
+    request.tracker.releaseRequestBudget(option.amount);
+    return failQuote("payment-failed", "The payment journal is unavailable, so no payment is made; nothing was signed.");
+  }
   let signature: `0x${string}`;
   try {
     signature = await request.payer.account.signTypedData(toViemTypedData(typedData));

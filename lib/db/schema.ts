@@ -1,0 +1,65 @@
+/**
+ * The tables as Kysely sees them (see migrations.ts). Numeric and bigint columns come back as
+ * strings from Postgres (and may come back as numbers or bigints from PGlite), so readers
+ * convert them explicitly.
+ */
+import type { ColumnType, Generated } from "kysely";
+
+type Numeric = ColumnType<string | number | bigint, string | bigint, string | bigint>;
+type Millis = ColumnType<string | number | bigint, number, number>;
+
+export type PaymentsTable = {
+  id: string;
+  nonce: string | null;
+  payer: string;
+  payer_kind: string;
+  request_key: string | null;
+  conversation_id: string | null;
+  service: string | null;
+  resource: string | null;
+  method: string | null;
+  amount: Numeric | null;
+  asset: string | null;
+  network: string | null;
+  pay_to: string | null;
+  valid_after: Millis | null;
+  valid_before: Millis | null;
+  status: string;
+  reason: string | null;
+  message: string | null;
+  tx_hash: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+};
+
+export type PaymentEventsTable = {
+  seq: Generated<string>;
+  payment_id: string;
+  status: string;
+  at: Millis;
+  details: ColumnType<unknown, string, string>;
+};
+
+export type BudgetReservationsTable = {
+  reservation_id: string;
+  payer: string;
+  amount: Numeric;
+  state: "reserved" | "committed";
+  tx_hash: string | null;
+  expires_at: Millis;
+  committed_at: Millis | null;
+};
+
+export type IdempotencyKeysTable = {
+  key: string;
+  state: "pending" | "complete";
+  record: ColumnType<unknown, string | null, string | null>;
+  expires_at: Millis;
+};
+
+export type Database = {
+  payments: PaymentsTable;
+  payment_events: PaymentEventsTable;
+  budget_reservations: BudgetReservationsTable;
+  idempotency_keys: IdempotencyKeysTable;
+};

@@ -1,0 +1,77 @@
+/**
+ * The payment journal: every step of every payment attempt, as it happens. Append-only events
+ * (the audit trail) plus one current-state row per payment (what the history shows and the
+ * reconciler works from). Written before the next step of a payment begins.
+ */
+import type { PaymentFailureReason, PaymentStatus } from "../stream";
+
+/** One step of a payment; fields absent from a later step keep their earlier value. */
+export type JournalEntry = {
+  /** The payment id shown in the stream (`pay_…`). */
+  id: string;
+  status: PaymentStatus;
+  /** Epoch milliseconds. */
+  at: number;
+  payer?: string;
+  payerKind?: "agent" | "user";
+  requestKey?: string;
+  conversationId?: string;
+  service?: string;
+  resource?: string;
+  method?: string;
+  /** Base units. */
+  amount?: bigint;
+  asset?: string;
+  network?: string;
+  payTo?: string;
+  nonce?: string;
+  validAfter?: bigint;
+  /** Epoch seconds, as the authorization says. */
+  validBefore?: bigint;
+  reason?: PaymentFailureReason;
+  message?: string;
+  txHash?: string;
+};
+
+/** A payment's current state. */
+export type PaymentRecord = Required<Pick<JournalEntry, "id" | "status" | "payer" | "payerKind">> &
+  Omit<JournalEntry, "id" | "status" | "payer" | "payerKind" | "at"> & { createdAt: number; updatedAt: number };
+
+export type JournalEvent = { paymentId: string; status: PaymentStatus; at: number; details: Omit<JournalEntry, "id" | "status" | "at"> };
+
+export type HistoryQuery = {
+  payer?: string;
+  status?: PaymentStatus;
+  service?: string;
+  /** Only payments created before this instant (epoch ms): the next page's cursor. */
+  before?: number;
+  limit: number;
+};
+
+/** Statuses after which nothing about the payment can change. */
+export const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set(["delivered", "failed", "confirmed"]);
+
+export interface PaymentJournal {
+  /** Appends the event and moves the current state, in one transaction. */
+  record(entry: JournalEntry): Promise<void>;
+  get(id: string): Promise<PaymentRecord | undefined>;
+  /** The audit trail of one payment, oldest first. */
+  events(id: string): Promise<JournalEvent[]>;
+  /** Payments with a nonce whose outcome is not final, oldest first, at most `limit`. */
+  unsettled(limit: number): Promise<PaymentRecord[]>;
+  /** Newest first. */
+  history(query: HistoryQuery): Promise<PaymentRecord[]>;
+}
+
+/** The row a first event creates (a later one only fills what it knows). */
+export function mergeEntry(previous: PaymentRecord | undefined, entry: JournalEntry): PaymentRecord {
+  const known = Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as Partial<JournalEntry>;
+  const { at, ...rest } = known;
+  return {
+    ...(previous ?? { payer: "", payerKind: "agent", createdAt: entry.at }),
+    ...rest,
+    id: entry.id,
+    status: entry.status,
+    updatedAt: at ?? entry.at,
+  } as PaymentRecord;
+}

@@ -1,0 +1,73 @@
+import "server-only";
+/**
+ * The store on the database: budgets (row per reservation, per-payer advisory lock),
+ * idempotency keys and the payment journal, all durable, so a restart or a crash loses no
+ * budget, no at-most-once record and no payment. Rate limits stay in process memory here (on
+ * Vercel, Redis holds them). The database opens on first use, so building the store is cheap
+ * and a database that is down is retried on the next call.
+ */
+import { openDatabase, type AppDatabase, type OpenDatabaseOptions } from "../db/open-database";
+import { DatabaseJournal } from "../journal/database-journal";
+import type { PaymentJournal } from "../journal/payment-journal";
+import { DatabaseIdempotencyStore } from "./database-idempotency-store";
+import { DatabaseLedger } from "./database-ledger";
+import { MemoryRateLimiter } from "./memory-rate-limiter";
+import type { IdempotencyStore, RateLimiter, SpendingLedger, Store } from "./store-types";
+
+export type LazyDatabase = {
+  open(): Promise<AppDatabase>;
+  journal: PaymentJournal;
+  close(): Promise<void>;
+};
+
+/** A database opened on first use (and again after a failed open). */
+export function lazyDatabase(options: OpenDatabaseOptions): LazyDatabase {
+  let opened: Promise<AppDatabase> | undefined;
+  const open = () => {
+    opened ??= openDatabase(options).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
+    return opened;
+  };
+  return {
+    open,
+    journal: deferred<PaymentJournal>(async () => new DatabaseJournal((await open()).db)),
+    close: async () => {
+      const database = opened ? await opened.catch(() => undefined) : undefined;
+      opened = undefined;
+      await database?.close();
+    },
+  };
+}
+
+export function createDatabaseStore(database: LazyDatabase, rateLimiter: RateLimiter = new MemoryRateLimiter()): Store {
+  return {
+    kind: "database",
+    ledger: deferred<SpendingLedger>(async () => new DatabaseLedger((await database.open()).db)),
+    idempotency: deferred<IdempotencyStore>(async () => new DatabaseIdempotencyStore((await database.open()).db)),
+    journal: database.journal,
+    rateLimiter,
+    ping: async () => {
+      await database.open();
+    },
+    close: () => database.close(),
+  };
+}
+
+/** An object whose async methods wait for the real one to be made (once). */
+function deferred<T extends object>(make: () => Promise<T>): T {
+  let made: Promise<T> | undefined;
+  const target = () => {
+    made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+  return new Proxy({} as T, {
+    get: (_object, property) =>
+      (...args: unknown[]) =>
+        target().then((real) => (real[property as keyof T] as (...values: unknown[]) => unknown).apply(real, args)),
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * The store on the database passes the same contract as memory and Redis, on the embedded
+ * database (PGlite) and on a real PostgreSQL server, and its journal keeps an audit trail.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../../tests/support/postgres-server";
+import { createDatabaseStore, lazyDatabase } from "./create-database-store";
+import { MemoryRateLimiter } from "./memory-rate-limiter";
+import { describeStoreContract } from "./store-contract";
+import type { Store } from "./store-types";
+
+const PAYER = "0x52908400098527886E0F7030069857D2E4169EE7";
+
+/**
+ * `count` stores over one fresh database, as instances of one deployment would be. Rate limits
+ * are not kept in the database (Redis shares them across instances), so these share one.
+ */
+function storesOn(open: () => ReturnType<typeof lazyDatabase>) {
+  return (count: number): Store[] => {
+    const database = open();
+    const rateLimiter = new MemoryRateLimiter();
+    return Array.from({ length: count }, () => createDatabaseStore(database, rateLimiter));
+  };
+}
+
+describeStoreContract("database (PGlite)", storesOn(() => lazyDatabase({ kind: "pglite" })));
+
+function describeJournal(name: string, open: () => Promise<ReturnType<typeof lazyDatabase>>) {
+  describe(`${name}: payment journal`, () => {
+    it("appends every step and keeps the latest state with every field known so far", async () => {
+      const database = await open();
+      const { journal } = createDatabaseStore(database);
+      try {
+        await journal.record({ id: "pay_1", status: "quoted", at: 1_000, payer: PAYER, payerKind: "agent", nonce: `0x${"1".repeat(64)}`, validBefore: 2_000n, amount: 15_000n, service: "Weather", resource: "https://w.example/today", method: "GET", requestKey: "key:a", conversationId: "c1" });
+        await journal.record({ id: "pay_1", status: "signing", at: 1_001 });
+        await journal.record({ id: "pay_1", status: "confirmed", at: 1_002, txHash: `0x${"ab".repeat(32)}` });
+        expect(await journal.get("pay_1")).toMatchObject({ status: "confirmed", payer: PAYER.toLowerCase(), amount: 15_000n, validBefore: 2_000n, service: "Weather", txHash: `0x${"ab".repeat(32)}`, createdAt: 1_000, updatedAt: 1_002 });
+        expect((await journal.events("pay_1")).map((event) => event.status)).toEqual(["quoted", "signing", "confirmed"]);
+        expect(await journal.unsettled(10)).toEqual([]);
+        await journal.record({ id: "pay_2", status: "pending", at: 1_003, payer: PAYER, payerKind: "user", nonce: `0x${"2".repeat(64)}`, validBefore: 3_000n, service: "News" });
+        expect((await journal.unsettled(10)).map((payment) => payment.id)).toEqual(["pay_2"]);
+        expect((await journal.history({ payer: PAYER, limit: 10 })).map((payment) => payment.id)).toEqual(["pay_2", "pay_1"]);
+        expect((await journal.history({ payer: PAYER, service: "Weather", limit: 10 })).map((payment) => payment.id)).toEqual(["pay_1"]);
+        expect((await journal.history({ payer: PAYER, before: 1_003, limit: 10 })).map((payment) => payment.id)).toEqual(["pay_1"]);
+        expect(await journal.history({ payer: `0x${"9".repeat(40)}`, limit: 10 })).toEqual([]);
+      } finally {
+        await database.close();
+      }
+    });
+  });
+}
+
+describeJournal("PGlite", async () => lazyDatabase({ kind: "pglite" }));
+
+// Skipped only on explicit request; a missing PostgreSQL fails beforeAll with install advice.
+describe.skipIf(skipPostgresTests)("PostgreSQL", () => {
+  let server: PostgresServerHandle | undefined;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const fresh = async () => {
+    if (!server) throw new Error("postgres did not start (see the beforeAll error)");
+    return lazyDatabase({ kind: "postgres", url: await server.database() });
+  };
+
+  describeStoreContract("database (PostgreSQL)", async (count) => {
+    const database = await fresh();
+    const rateLimiter = new MemoryRateLimiter();
+    return Array.from({ length: count }, () => createDatabaseStore(database, rateLimiter));
+  });
+  describeJournal("PostgreSQL", fresh);
+});
