@@ -61,6 +61,7 @@ export const EnvSchema = z
     OUTBOUND_TIMEOUT_MS: integer(1_000, 48_000, 15_000),
     TRUST_PROXY_HEADERS: flag.optional(),
     TRUST_PROXY_HOPS: integer(1, 10, 1),
+    BODY_READ_TIMEOUT_MS: integer(100, 30_000, 10_000),
     VERCEL: z.string().optional(),
   })
   .superRefine((env, context) => {
@@ -100,6 +101,7 @@ const FIXES: Partial<Record<keyof Env, string>> = {
   CHAT_DEADLINE_MS: "use a value between 1000 and 48000 (the route's maxDuration is 50 s)",
   RATE_LIMIT_WINDOW_SECONDS: "use a value between 1 and 50 (Retry-After never exceeds 50 s)",
   TRUST_PROXY_HOPS: "set it to the number of proxies in front of the app that append to X-Forwarded-For (1-10)",
+  BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",
 };
 
 export class ConfigError extends Error {

@@ -1,7 +1,7 @@
 import "server-only";
 /**
  * `POST /api/chat`: everything that can be refused is refused before the stream starts, with
- * a status and a problem body (400, 402, 403, 429, 503); then the agent runs and streams.
+ * a status and a problem body (400, 402, 403, 408, 429, 503); then the agent runs and streams.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -24,9 +24,18 @@ const MODEL_READY_TIMEOUT_MS = 15_000;
 
 export async function handleChatRequest(request: Request, getDependencies: () => ChatDependencies): Promise<Response> {
   try {
+    const deps = getDependencies();
+    // The request's time budget starts now, not once its body has finished arriving.
+    const arrivedAt = (deps.now ?? Date.now)();
     const contentType = request.headers.get("content-type") ?? "";
     if (!/^application\/json\b/i.test(contentType)) throw new AppError("bad_request:content_type");
-    const raw = await readBoundedJson(request, MAX_BODY_BYTES);
+
+    // The client address needs only headers, so it is counted before anything costly: reading
+    // the body, parsing it, or scanning it for secrets.
+    const clientKey = clientKeyOf(request, deps.env);
+    let rateLimit = await enforceRateLimit(deps, [clientKey]);
+
+    const raw = await readBoundedJson(request, { maxBytes: MAX_BODY_BYTES, timeoutMs: deps.env.BODY_READ_TIMEOUT_MS });
     const parsed = ChatRequestBody.safeParse(raw);
     if (!parsed.success) {
       throw new AppError("bad_request:body", { errors: fieldErrors(parsed.error) });
@@ -37,12 +46,6 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     const safety = inspectMessages(body.messages);
     if (!safety.safe) throw new AppError("forbidden:unsafe_content");
     const messages = safety.messages;
-
-    const deps = getDependencies();
-    const rateLimitHeaders = await enforceRateLimit(deps, [
-      clientKeyOf(request, deps.env),
-      ...(body.walletAddress ? [`wallet:${body.walletAddress.toLowerCase()}`] : []),
-    ]);
 
     const limits = resolveLimits(body.spendingLimits, deps.settings.limitSettings);
     const signatureHeader = request.headers.get(PAYMENT_SIGNATURE_HEADER);
@@ -56,13 +59,19 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
         })
       : undefined;
+    // A wallet's bucket is counted only once its signature proves the caller holds it; anyone
+    // can write a wallet address into a body, and counting that would let them keep another
+    // person's wallet at 429.
+    if (approved && body.walletAddress) {
+      rateLimit = await enforceRateLimit(deps, [`wallet:${body.walletAddress.toLowerCase()}`], rateLimit);
+    }
 
     const framing = framingForAccept(request.headers.get("accept"));
     // The writer needs the run's abort before the run exists: a holder closes the loop.
     const holder: { run?: ReturnType<typeof startChatRun> } = {};
     const writer = new StreamWriter({ framing, onCancel: () => holder.run?.abort(new Error("client disconnected")) });
     const requestKey = requestKeyOf(request, body.walletAddress, messages);
-    const run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey }, writer);
+    const run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey, arrivedAt }, writer);
     holder.run = run;
     request.signal?.addEventListener("abort", () => run.abort(new Error("client disconnected")), { once: true });
 
@@ -83,7 +92,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
         "Content-Type": CONTENT_TYPE_BY_FRAMING[framing],
         "Cache-Control": "no-cache, no-transform",
         "X-Accel-Buffering": "no",
-        ...rateLimitHeaders,
+        ...rateLimit.headers,
       },
     });
   } catch (error) {
