@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * The service's configuration: one zod schema over the environment, read once. A bad value
  * fails at start with a message that names the variable and says how to fix it.
