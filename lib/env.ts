@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * The service's configuration: one zod schema over the environment, read once. A bad value
  * fails at start with a message that names the variable and says how to fix it.
@@ -64,6 +65,8 @@ export const EnvSchema = z
     TRUST_PROXY_HEADERS: flag.optional(),
     CRON_SECRET: z.string().min(16, "must be at least 16 characters of random text").optional(),
     RECONCILE_INTERVAL_SECONDS: integer(0, 3_600, 15),
+    TRUST_PROXY_HOPS: integer(1, 10, 1),
+    BODY_READ_TIMEOUT_MS: integer(100, 30_000, 10_000),
     VERCEL: z.string().optional(),
   })
   .superRefine((env, context) => {
@@ -105,6 +108,8 @@ const FIXES: Partial<Record<keyof Env, string>> = {
   RATE_LIMIT_WINDOW_SECONDS: "use a value between 1 and 50 (Retry-After never exceeds 50 s)",
   CRON_SECRET: "generate one with `openssl rand -hex 32` (Vercel sends it to cron routes as a Bearer token)",
   RECONCILE_INTERVAL_SECONDS: "use 0 to turn the in-process reconciler off, or up to 3600 seconds",
+  TRUST_PROXY_HOPS: "set it to the number of proxies in front of the app that append to X-Forwarded-For (1-10)",
+  BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",
 };
 
 export class ConfigError extends Error {

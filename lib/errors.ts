@@ -17,6 +17,11 @@ export const ERROR_DEFINITIONS = {
     title: "Unsupported content type",
     message: "Send the request body as application/json.",
   },
+  "request_timeout": {
+    status: 408,
+    title: "Request timeout",
+    message: "The request body did not arrive in time. Nothing was done; send the request again.",
+  },
   "payment_required:invalid_signature": {
     status: 402,
     title: "Invalid payment signature",
@@ -41,6 +46,11 @@ export const ERROR_DEFINITIONS = {
     status: 403,
     title: "Unsafe content",
     message: "The message was refused because it appears to contain a secret such as a private key or seed phrase.",
+  },
+  "conflict:in_progress": {
+    status: 409,
+    title: "Request in progress",
+    message: "A request with this Idempotency-Key is still running. Wait for it to finish, then send it again if you still need to.",
   },
   "rate_limited": {
     status: 429,

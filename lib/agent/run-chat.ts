@@ -27,6 +27,12 @@ export type ChatRunInput = {
   approved?: ApprovedPayment;
   /** Identifies this request across client retries, for at-most-once payments. */
   requestKey: string;
+  /**
+   * When the request arrived (epoch ms, on `deps.now`'s clock). The deadline counts from here,
+   * so time spent receiving the body comes out of the request's budget, not on top of it.
+   * Defaults to the moment the run starts.
+   */
+  arrivedAt?: number;
 };
 
 export type ChatRun = {
@@ -34,6 +40,8 @@ export type ChatRun = {
   modelReady: Promise<void>;
   /** Resolves when the stream has finished (after `d:`). */
   done: Promise<void>;
+  /** When the run stops (epoch ms): arrival plus CHAT_DEADLINE_MS. */
+  deadline: number;
   abort(reason?: unknown): void;
 };
 
@@ -48,7 +56,7 @@ export function startChatRun(
   log: (entry: Record<string, unknown>) => void = (entry) => console.info(JSON.stringify(entry)),
 ): ChatRun {
   const now = deps.now ?? Date.now;
-  const deadline = now() + deps.settings.deadlineMs;
+  const deadline = (input.arrivedAt ?? now()) + deps.settings.deadlineMs;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, deadline - now()));
   const run = new AgentRun(deps, {
@@ -148,6 +156,7 @@ export function startChatRun(
   return {
     modelReady: ready,
     done,
+    deadline,
     abort: (reason) => controller.abort(reason),
   };
 }

@@ -1,18 +1,47 @@
 /**
- * Who is asking, for rate limiting. Proxy headers are trusted only where a proxy sets them
- * (Vercel, or TRUST_PROXY_HEADERS=true); otherwise anyone could pick their own key.
+ * Who is asking, for rate limiting and for namespacing request keys. Proxy headers are trusted
+ * only where a proxy sets them (Vercel, or TRUST_PROXY_HEADERS=true); otherwise anyone could
+ * pick their own key.
+ *
+ * Proxies such as nginx and cloud load balancers APPEND the address they saw to whatever
+ * X-Forwarded-For the client sent, so only the entries on the right were written by proxies
+ * the operator runs; everything to their left is the client's own text. The address is
+ * therefore the entry TRUST_PROXY_HOPS from the right (the last one by default). On Vercel the
+ * platform replaces X-Forwarded-For and sets X-Real-IP to the client's address itself, so
+ * X-Real-IP is read there.
  */
 import { isIP } from "node:net";
 import type { Env } from "../env";
 
-export function clientKeyOf(request: Request, env: Pick<Env, "TRUST_PROXY_HEADERS" | "VERCEL">): string {
+export type ClientKeySettings = Pick<Env, "TRUST_PROXY_HEADERS" | "TRUST_PROXY_HOPS" | "VERCEL">;
+
+export function clientKeyOf(request: Request, env: ClientKeySettings): string {
   const trusted = env.TRUST_PROXY_HEADERS ?? Boolean(env.VERCEL);
   if (trusted) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-    const candidate = forwarded || request.headers.get("x-real-ip")?.trim();
-    if (candidate && isIP(candidate)) return `ip:${candidate}`;
+    const candidate = env.VERCEL ? vercelClientAddress(request) : forwardedClientAddress(request, env.TRUST_PROXY_HOPS);
+    if (candidate && isIP(candidate)) return `ip:${candidate.toLowerCase()}`;
   }
   // Without a trusted proxy the route cannot see the peer address, so all callers share one
   // bucket: strict, and documented in the README.
   return "ip:direct";
+}
+
+/**
+ * The entry `hops` from the right. When the header has fewer entries than trusted proxies,
+ * every entry was written by one of them, so the leftmost is still the proxies' word.
+ */
+function forwardedClientAddress(request: Request, hops: number): string | undefined {
+  const entries = (request.headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  if (entries.length === 0) return undefined;
+  return entries[Math.max(0, entries.length - hops)];
+}
+
+function vercelClientAddress(request: Request): string | undefined {
+  const realIp = request.headers.get("x-real-ip")?.trim();
+  if (realIp) return realIp;
+  // X-Forwarded-For is also set by the platform there; its last entry is the same address.
+  return forwardedClientAddress(request, 1);
 }

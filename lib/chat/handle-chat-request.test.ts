@@ -1,6 +1,9 @@
 import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { describe, expect, it } from "vitest";
+import { getAddress } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { describe, expect, it, vi } from "vitest";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { createStore } from "../store/create-store";
@@ -8,26 +11,92 @@ import type { Store } from "../store/store-types";
 import { decodeAll, findSequenceViolations, type StreamEvent } from "../stream";
 import { createChatDependencies } from "./chat-dependencies";
 import { handleChatRequest } from "./handle-chat-request";
-import { offlineNetwork, textModel } from "../../tests/support/offline-fixtures";
+import { mockUsage, offlineNetwork, textModel } from "../../tests/support/offline-fixtures";
+import { deriveAuthorizationNonce } from "../x402/authorization-nonce";
+import { selectPayableRequirement } from "../x402/payment-requirements";
+import { buildTransferTypedData, toViemTypedData } from "../x402/transfer-authorization";
 
-function setup(options: { env?: Record<string, string>; model?: MockLanguageModelV4; store?: Store } = {}) {
-  const env = parseEnv({ RATE_LIMIT_REQUESTS: "1000", ...options.env });
+const QUOTE_SECRET = "handler-test-quote-secret-0123456789abcdef0123456789";
+
+function setup(options: { env?: Record<string, string>; model?: MockLanguageModelV4; store?: Store; now?: () => number } = {}) {
+  const env = parseEnv({ RATE_LIMIT_REQUESTS: "1000", QUOTE_SECRET, ...options.env });
   const model = options.model ?? textModel("Hello!");
   const deps = createChatDependencies(env, {
     network: offlineNetwork,
     store: options.store ?? createMemoryStore(),
     baseModel: { model, modelId: "mock", isDemo: false },
+    now: options.now,
   });
   const send = (body: unknown, headers: Record<string, string> = {}) =>
     handleChatRequest(
       new Request("http://127.0.0.1/api/chat", {
         method: "POST",
         headers: { "content-type": "application/json", ...headers },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      }),
+        body: body instanceof ReadableStream ? body : typeof body === "string" ? body : JSON.stringify(body),
+        ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+      } as RequestInit),
       () => deps,
     );
-  return { send, model };
+  return { send, model, deps };
+}
+
+/** A wallet's PAYMENT-SIGNATURE for a quote the handler will accept (its service is never reached). */
+async function signedApproval(payer: PrivateKeyAccount): Promise<string> {
+  const requirements = {
+    scheme: "exact",
+    network: offlineNetwork.caip2,
+    amount: "10000",
+    asset: offlineNetwork.usdc,
+    payTo: getAddress(`0x${"ab".repeat(20)}`),
+    maxTimeoutSeconds: 120,
+    extra: { name: "USD Coin", version: "2" },
+  };
+  const selection = selectPayableRequirement({ x402Version: 2, accepts: [requirements] }, offlineNetwork);
+  if (!selection.ok) throw new Error(selection.reason);
+  const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
+  const validAfter = nowSeconds - 60n;
+  const validBefore = nowSeconds + 600n;
+  // Loopback port 9 is not allowlisted: the purchase is refused before connecting.
+  const url = "http://127.0.0.1:9/paid";
+  const nonce = deriveAuthorizationNonce(QUOTE_SECRET, {
+    payer: payer.address,
+    payTo: selection.option.payTo,
+    amount: selection.option.amount,
+    asset: selection.option.asset,
+    network: selection.option.network,
+    chainId: offlineNetwork.chainId,
+    resource: url,
+    method: "GET",
+    validAfter,
+    validBefore,
+    requirements: selection.option.requirements,
+    intent: "",
+  });
+  const typedData = buildTransferTypedData(selection.option, payer.address, offlineNetwork.chainId, { validAfter, validBefore, nonce });
+  const signature = await payer.signTypedData(toViemTypedData(typedData));
+  const payload = { x402Version: 2, resource: { url, method: "GET" }, accepted: requirements, payload: { signature, authorization: typedData.message } };
+  return Buffer.from(JSON.stringify(payload), "utf8").toString("base64");
+}
+
+/** A body that sends one byte every `intervalMs`, `chunks` times, then a valid request. */
+function tricklingBody(chunks: number, intervalMs: number): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let sent = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, intervalMs));
+        sent += 1;
+        if (sent <= chunks) {
+          controller.enqueue(encoder.encode(" "));
+        } else {
+          controller.enqueue(encoder.encode(JSON.stringify(hello)));
+          controller.close();
+        }
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 const hello = { messages: [{ role: "user", content: "hi" }] };
@@ -193,5 +262,172 @@ describe("POST /api/chat before the stream", () => {
     expect(body.code).toBe("unavailable:not_configured");
     expect(JSON.stringify(body)).toMatch(/npm run dev/);
     expect(JSON.stringify(body)).not.toContain("/nonexistent");
+  });
+});
+
+describe("POST /api/chat: rate limits come first and count only what is proven", () => {
+  const victim = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+  const proxied = { TRUST_PROXY_HEADERS: "true", RATE_LIMIT_REQUESTS: "2", RATE_LIMIT_WINDOW_SECONDS: "50" };
+
+  it("does not count a wallet's bucket for requests that merely name the wallet", async () => {
+    const { send } = setup({ env: proxied });
+    // Three callers at three addresses name the same wallet without a signature: none of them
+    // may use up that wallet's bucket (limit 2).
+    for (const address of ["198.51.100.1", "198.51.100.2", "198.51.100.3"]) {
+      const response = await send({ ...hello, walletAddress: victim.address }, { "x-forwarded-for": address });
+      expect(response.status).toBe(200);
+      await response.text();
+    }
+  });
+
+  it("counts a wallet's bucket once its PAYMENT-SIGNATURE is verified", async () => {
+    const { send } = setup({ env: proxied });
+    const header = await signedApproval(victim);
+    const statuses: number[] = [];
+    for (const address of ["198.51.100.1", "198.51.100.2", "198.51.100.3"]) {
+      const response = await send({ ...hello, walletAddress: victim.address }, { "x-forwarded-for": address, "PAYMENT-SIGNATURE": header });
+      statuses.push(response.status);
+      await response.text();
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it("refuses a client over its limit before reading, parsing or scanning the body", async () => {
+    const { send } = setup({ env: { RATE_LIMIT_REQUESTS: "1" } });
+    expect((await send(hello)).status).toBe(200);
+    // Malformed JSON and a pasted key would be 400 and 403 if the body were looked at.
+    expect((await send("{")).status).toBe(429);
+    expect((await send({ messages: [{ role: "user", content: `my key is ${"ab12".repeat(16)}` }] })).status).toBe(429);
+    let read = false;
+    const untouched = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          read = true;
+          controller.enqueue(new TextEncoder().encode(JSON.stringify(hello)));
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const response = await send(untouched);
+    expect(response.status).toBe(429);
+    expect(read).toBe(false);
+  });
+
+  it("answers 408 to a body that trickles in for longer than BODY_READ_TIMEOUT_MS, without calling the model", async () => {
+    const { send, model } = setup({ env: { BODY_READ_TIMEOUT_MS: "200" } });
+    // Thirty 20 ms pauses: at least 600 ms in all, three times the limit.
+    const response = await send(tricklingBody(30, 20));
+    expect(response.status).toBe(408);
+    expect((await problem(response)).code).toBe("request_timeout");
+    expect(model.doStreamCalls).toHaveLength(0);
+  });
+
+  it("still reads a body that arrives within BODY_READ_TIMEOUT_MS in several chunks", async () => {
+    const { send } = setup({ env: { BODY_READ_TIMEOUT_MS: "10000" } });
+    const response = await send(tricklingBody(3, 1));
+    expect(response.status).toBe(200);
+    await response.text();
+  });
+});
+
+/**
+ * A model whose first answer stays open until `finishFirst()` (or until the run aborts it), so
+ * a first request is still running while a second one arrives; later answers finish at once.
+ */
+function heldModel() {
+  let finishFirst!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    finishFirst = resolve;
+  });
+  let calls = 0;
+  const model = new MockLanguageModelV4({
+    doStream: async ({ abortSignal }) => {
+      calls += 1;
+      const held = calls === 1;
+      const aborted = new Promise<void>((resolve) => abortSignal?.addEventListener("abort", () => resolve(), { once: true }));
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          async start(controller) {
+            controller.enqueue({ type: "text-start", id: "t" });
+            controller.enqueue({ type: "text-delta", id: "t", delta: held ? "First." : "Again." });
+            if (held) await Promise.race([gate, aborted]);
+            try {
+              controller.enqueue({ type: "text-end", id: "t" });
+              controller.enqueue({ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: mockUsage });
+              controller.close();
+            } catch {
+              // The run stopped reading after an abort.
+            }
+          },
+        }),
+      };
+    },
+  });
+  return { model, finishFirst };
+}
+
+describe("POST /api/chat: one Idempotency-Key runs once at a time", () => {
+  it("answers 409 to a concurrent duplicate, and lets a retry through after the first has finished", async () => {
+    const { model, finishFirst } = heldModel();
+    const { send } = setup({ model });
+    const first = await send(hello, { "Idempotency-Key": "message-1" });
+    expect(first.status).toBe(200);
+    const duplicate = await send(hello, { "Idempotency-Key": "message-1" });
+    expect(duplicate.status).toBe(409);
+    const body = await problem(duplicate);
+    expect(body.code).toBe("conflict:in_progress");
+    expect(JSON.stringify(body)).toMatch(/Wait for it to finish/);
+    // Another message is not held up.
+    const other = await send(hello, { "Idempotency-Key": "message-2" });
+    expect(other.status).toBe(200);
+    await other.text();
+    finishFirst();
+    expect(await first.text()).toContain("First.");
+    const retry = await send(hello, { "Idempotency-Key": "message-1" });
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toContain("Again.");
+  });
+
+  it("releases the key when the client disconnects", async () => {
+    const { model } = heldModel();
+    const { send } = setup({ model });
+    const first = await send(hello, { "Idempotency-Key": "message-1" });
+    expect(first.status).toBe(200);
+    await first.body?.cancel();
+    await vi.waitFor(async () => {
+      const retry = await send(hello, { "Idempotency-Key": "message-1" });
+      expect(retry.status).toBe(200);
+      await retry.text();
+    });
+  });
+
+  it("releases the key when the route refuses after claiming it (model unavailable)", async () => {
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async (options) => {
+        calls += 1;
+        if (calls === 1) throw new Error("connect ECONNREFUSED 127.0.0.1:1234");
+        return textModel("Recovered").doStream(options);
+      },
+    });
+    const { send } = setup({ model });
+    const first = await send(hello, { "Idempotency-Key": "message-1" });
+    expect(first.status).toBe(503);
+    const retry = await send(hello, { "Idempotency-Key": "message-1" });
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toContain("Recovered");
+  });
+
+  it("keeps callers apart: the same key from another client address is not a duplicate", async () => {
+    const { model, finishFirst } = heldModel();
+    const { send } = setup({ model, env: { TRUST_PROXY_HEADERS: "true" } });
+    const first = await send(hello, { "Idempotency-Key": "message-1", "x-forwarded-for": "198.51.100.1" });
+    expect(first.status).toBe(200);
+    const stranger = await send(hello, { "Idempotency-Key": "message-1", "x-forwarded-for": "198.51.100.2" });
+    expect(stranger.status).toBe(200);
+    await stranger.text();
+    finishFirst();
+    await first.text();
   });
 });

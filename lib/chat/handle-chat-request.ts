@@ -1,14 +1,16 @@
 import "server-only";
 /**
  * `POST /api/chat`: everything that can be refused is refused before the stream starts, with
- * a status and a problem body (400, 402, 403, 429, 503); then the agent runs and streams.
+ * a status and a problem body (400, 402, 403, 408, 409, 429, 503); then the agent runs and
+ * streams.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { startChatRun } from "../agent/run-chat";
+import { startChatRun, type ChatRun } from "../agent/run-chat";
 import { AppError, problemResponse, type FieldError } from "../errors";
 import { resolveLimits } from "../limits/spending-limits-input";
 import { inspectMessages } from "../safety/content-safety";
+import type { IdempotencyStore } from "../store/store-types";
 import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
 import { canonicalJson } from "../x402/authorization-nonce";
 import { PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
@@ -24,9 +26,18 @@ const MODEL_READY_TIMEOUT_MS = 15_000;
 
 export async function handleChatRequest(request: Request, getDependencies: () => ChatDependencies): Promise<Response> {
   try {
+    const deps = getDependencies();
+    // The request's time budget starts now, not once its body has finished arriving.
+    const arrivedAt = (deps.now ?? Date.now)();
     const contentType = request.headers.get("content-type") ?? "";
     if (!/^application\/json\b/i.test(contentType)) throw new AppError("bad_request:content_type");
-    const raw = await readBoundedJson(request, MAX_BODY_BYTES);
+
+    // The client address needs only headers, so it is counted before anything costly: reading
+    // the body, parsing it, or scanning it for secrets.
+    const clientKey = clientKeyOf(request, deps.env);
+    let rateLimit = await enforceRateLimit(deps, [clientKey]);
+
+    const raw = await readBoundedJson(request, { maxBytes: MAX_BODY_BYTES, timeoutMs: deps.env.BODY_READ_TIMEOUT_MS });
     const parsed = ChatRequestBody.safeParse(raw);
     if (!parsed.success) {
       throw new AppError("bad_request:body", { errors: fieldErrors(parsed.error) });
@@ -37,12 +48,6 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     const safety = inspectMessages(body.messages);
     if (!safety.safe) throw new AppError("forbidden:unsafe_content");
     const messages = safety.messages;
-
-    const deps = getDependencies();
-    const rateLimitHeaders = await enforceRateLimit(deps, [
-      clientKeyOf(request, deps.env),
-      ...(body.walletAddress ? [`wallet:${body.walletAddress.toLowerCase()}`] : []),
-    ]);
 
     const limits = resolveLimits(body.spendingLimits, deps.settings.limitSettings);
     const signatureHeader = request.headers.get(PAYMENT_SIGNATURE_HEADER);
@@ -56,36 +61,64 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
         })
       : undefined;
-
-    const framing = framingForAccept(request.headers.get("accept"));
-    // The writer needs the run's abort before the run exists: a holder closes the loop.
-    const holder: { run?: ReturnType<typeof startChatRun> } = {};
-    const writer = new StreamWriter({ framing, onCancel: () => holder.run?.abort(new Error("client disconnected")) });
-    const requestKey = requestKeyOf(request, body.walletAddress, messages);
-    const run = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey }, writer);
-    holder.run = run;
-    request.signal?.addEventListener("abort", () => run.abort(new Error("client disconnected")), { once: true });
-
-    // Before promising 200, make sure the model provider answers. After an approved payment
-    // the stream must go out whatever happens, so that the payment is reported.
-    if (!approved) {
-      try {
-        await Promise.race([run.modelReady, run.done, timeout(MODEL_READY_TIMEOUT_MS)]);
-      } catch (cause) {
-        run.abort(cause);
-        throw new AppError("unavailable:model", { retryAfterSeconds: 10, cause, details: String(cause) });
-      }
+    // A wallet's bucket is counted only once its signature proves the caller holds it; anyone
+    // can write a wallet address into a body, and counting that would let them keep another
+    // person's wallet at 429.
+    if (approved && body.walletAddress) {
+      rateLimit = await enforceRateLimit(deps, [`wallet:${body.walletAddress.toLowerCase()}`], rateLimit);
     }
 
-    return new Response(writer.readable, {
-      status: 200,
-      headers: {
-        "Content-Type": CONTENT_TYPE_BY_FRAMING[framing],
-        "Cache-Control": "no-cache, no-transform",
-        "X-Accel-Buffering": "no",
-        ...rateLimitHeaders,
-      },
-    });
+    const requestKey = requestKeyOf(request, callerOf(body.walletAddress, clientKey), messages);
+    // Only a client-chosen key marks two requests as the same message: identical conversations
+    // may legitimately run side by side (and a retry after a dropped stream must not wait for
+    // the abandoned run to wind down), while payments stay deduplicated by the purchase path.
+    const release = requestKey.fromHeader ? await claimInFlight(deps.store.idempotency, requestKey.key) : undefined;
+    let run: ChatRun | undefined;
+    try {
+      const framing = framingForAccept(request.headers.get("accept"));
+      // The writer needs the run's abort before the run exists: a holder closes the loop.
+      const holder: { run?: ChatRun } = {};
+      const writer = new StreamWriter({ framing, onCancel: () => holder.run?.abort(new Error("client disconnected")) });
+      const started = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey: requestKey.key, arrivedAt }, writer);
+      run = holder.run = started;
+      request.signal?.addEventListener("abort", () => started.abort(new Error("client disconnected")), { once: true });
+
+      // Before promising 200, make sure the model provider answers. After an approved payment
+      // the stream must go out whatever happens, so that the payment is reported.
+      if (!approved) {
+        try {
+          await Promise.race([started.modelReady, started.done, timeout(MODEL_READY_TIMEOUT_MS)]);
+        } catch (cause) {
+          started.abort(cause);
+          throw new AppError("unavailable:model", { retryAfterSeconds: 10, cause, details: String(cause) });
+        }
+      }
+
+      // The run always ends (the deadline bounds it), whether the stream was read to the end,
+      // failed, or the client went away; the claim is released then, and the stream's last
+      // byte waits for it, so a client that retries after reading the end never sees 409.
+      const released = release ? started.done.catch(() => undefined).then(release) : undefined;
+      const stream = released
+        ? writer.readable.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => released }))
+        : writer.readable;
+      return new Response(stream, {
+        status: 200,
+        headers: {
+          "Content-Type": CONTENT_TYPE_BY_FRAMING[framing],
+          "Cache-Control": "no-cache, no-transform",
+          "X-Accel-Buffering": "no",
+          ...rateLimit.headers,
+        },
+      });
+    } catch (error) {
+      // Refused after claiming: let the run (if any) wind down, then free the key for a retry.
+      if (release) {
+        run?.abort(error);
+        await run?.done.catch(() => undefined);
+        await release();
+      }
+      throw error;
+    }
   } catch (error) {
     return problemResponse(error);
   }
@@ -102,19 +135,54 @@ function hostOf(url: string): string {
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * What makes two requests "the same" for at-most-once payments: the client's Idempotency-Key
- * when it sends one (the browser does, per message), otherwise the payer and the conversation.
+ * How long a request holds its Idempotency-Key while it runs: a little over the route's 50 s
+ * maxDuration, so the claim outlives any run that could still release it (a release after the
+ * claim lapsed could otherwise drop a later request's claim), and a crashed instance's claim
+ * frees itself soon after.
  */
-function requestKeyOf(request: Request, walletAddress: string | undefined, messages: { role: string; content: string }[]): string {
-  const payer = walletAddress?.toLowerCase() ?? "agent";
+const IN_FLIGHT_CLAIM_TTL_SECONDS = 60;
+
+/**
+ * Whose request keys these are. A wallet caller is namespaced by the wallet, an anonymous one
+ * by its client address, so one caller's key can never return another caller's recorded
+ * (possibly paid) outcome. Behind no trusted proxy every anonymous caller is "ip:direct".
+ */
+function callerOf(walletAddress: string | undefined, clientKey: string): string {
+  return walletAddress ? `wallet:${walletAddress.toLowerCase()}` : clientKey;
+}
+
+type RequestKey = { key: string; fromHeader: boolean };
+
+/**
+ * What makes two requests "the same" for at-most-once payments: the client's Idempotency-Key
+ * when it sends one (the browser does, per message), otherwise the conversation; both within
+ * the caller's namespace.
+ */
+function requestKeyOf(request: Request, caller: string, messages: { role: string; content: string }[]): RequestKey {
   const header = request.headers.get("idempotency-key")?.trim();
   if (header) {
     if (!IDEMPOTENCY_KEY.test(header)) {
       throw new AppError("bad_request:body", { errors: [{ path: "Idempotency-Key", message: "must be 1-128 characters of A-Z a-z 0-9 . _ : -" }] });
     }
-    return `key:${payer}:${header}`;
+    return { key: `key:${caller}:${header}`, fromHeader: true };
   }
-  return `conversation:${payer}:${createHash("sha256").update(canonicalJson(messages)).digest("hex")}`;
+  return { key: `conversation:${caller}:${createHash("sha256").update(canonicalJson(messages)).digest("hex")}`, fromHeader: false };
+}
+
+/**
+ * Claims the request key for as long as the request runs; a concurrent duplicate is refused
+ * with 409. Returns the release, which runs at most once and never throws: if the store cannot
+ * be reached the claim lapses by its TTL.
+ */
+async function claimInFlight(store: IdempotencyStore, requestKey: string): Promise<() => Promise<void>> {
+  const key = `inflight:${requestKey}`;
+  const claim = await store.claim(key, IN_FLIGHT_CLAIM_TTL_SECONDS);
+  if (!claim.claimed) throw new AppError("conflict:in_progress");
+  let released: Promise<void> | undefined;
+  return () =>
+    (released ??= store.release(key).catch((error: unknown) => {
+      console.error(JSON.stringify({ level: "error", event: "in-flight-release-failed", error: String(error) }));
+    }));
 }
 
 function timeout(ms: number): Promise<never> {

@@ -10,11 +10,20 @@ export type RateLimitSettings = { store: Store; env: { RATE_LIMIT_REQUESTS: numb
 
 export const MAX_RETRY_AFTER_SECONDS = 50;
 
-/** Counts the request against each key; throws 429 when any is over; returns headers to send. */
-export async function enforceRateLimit(settings: RateLimitSettings, keys: string[]): Promise<Record<string, string>> {
+/** What the tightest bucket counted so far has left; carried between calls for the headers. */
+export type RateLimitCount = { remaining: number; resetSeconds: number };
+
+export type RateLimitOutcome = { count: RateLimitCount | undefined; headers: Record<string, string> };
+
+/**
+ * Counts the request against each key; throws 429 when any is over; returns the headers to
+ * send, for the tightest of these keys and of `earlier` (the outcome of an earlier call for
+ * the same request, when keys are counted at different moments).
+ */
+export async function enforceRateLimit(settings: RateLimitSettings, keys: string[], earlier?: RateLimitOutcome): Promise<RateLimitOutcome> {
   const limit = settings.env.RATE_LIMIT_REQUESTS;
   const windowSeconds = Math.min(settings.env.RATE_LIMIT_WINDOW_SECONDS, MAX_RETRY_AFTER_SECONDS);
-  let tightest: { remaining: number; resetSeconds: number } | undefined;
+  let tightest = earlier?.count;
   for (const key of keys) {
     const result = await settings.store.rateLimiter.hit(`chat:${key}`, { limit, windowSeconds });
     const resetSeconds = Math.max(1, Math.min(Math.ceil(result.resetSeconds), MAX_RETRY_AFTER_SECONDS));
@@ -25,7 +34,10 @@ export async function enforceRateLimit(settings: RateLimitSettings, keys: string
     if (!result.allowed) throw new AppError("rate_limited", { retryAfterSeconds: resetSeconds, headers });
     if (!tightest || result.remaining < tightest.remaining) tightest = { remaining: result.remaining, resetSeconds };
   }
-  return tightest
-    ? { RateLimit: `limit=${limit}, remaining=${tightest.remaining}, reset=${tightest.resetSeconds}`, "RateLimit-Policy": `${limit};w=${windowSeconds}` }
-    : {};
+  return {
+    count: tightest,
+    headers: tightest
+      ? { RateLimit: `limit=${limit}, remaining=${tightest.remaining}, reset=${tightest.resetSeconds}`, "RateLimit-Policy": `${limit};w=${windowSeconds}` }
+      : {},
+  };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { inspectMessages } from "@/lib/safety/content-safety";
 import { PROTOCOL_VERSION, type StreamEvent } from "@/lib/stream";
 import {
   assistantText,
@@ -135,5 +136,25 @@ describe("buildMessages", () => {
     const trimmed = buildMessages(many, "last");
     expect(trimmed.at(-1)).toEqual({ role: "user", content: "last" });
     expect(trimmed.reduce((sum, message) => sum + message.content.length, 0)).toBeLessThanOrEqual(64_000);
+  });
+});
+
+describe("buildMessages and the server's secret check", () => {
+  it("shortens the settlement hashes the agent quoted, so its own history is never refused", () => {
+    const state = feed(start("first"), [{ type: "text", text: `Paid 0.01 USDC. Receipt ${TX}. Settlement: ${TX.toUpperCase().replace("0X", "0x")}` }]);
+    const messages = buildMessages(state.turns, "second");
+    const assistant = messages.find((message) => message.role === "assistant");
+    expect(assistant?.content).toBe("Paid 0.01 USDC. Receipt 0xcdcdcdcd…cdcdcdcd. Settlement: 0xCDCDCDCD…CDCDCDCD");
+    expect(inspectMessages(messages).safe).toBe(true);
+  });
+
+  it("leaves out assistant text that would still be refused, instead of failing every later message", () => {
+    const state = feed(start("first"), [{ type: "text", text: `A bare value ${"cd".repeat(32)} and a split one ${"ab12".repeat(8)} ${"ab12".repeat(8)}` }]);
+    const messages = buildMessages(state.turns, "second");
+    expect(messages).toEqual([
+      { role: "user", content: "first" },
+      { role: "user", content: "second" },
+    ]);
+    expect(inspectMessages(messages).safe).toBe(true);
   });
 });

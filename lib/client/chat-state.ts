@@ -14,6 +14,8 @@ import {
   type PaymentStatus,
   type StreamEvent,
 } from "@/lib/stream";
+import { normalizeText } from "@/lib/safety/normalize-text";
+import { containsPrivateKey } from "@/lib/safety/private-key-detector";
 import { shortHex } from "./format";
 
 export type ApprovalDecision = "approved" | "rejected";
@@ -395,6 +397,25 @@ export function assistantText(turn: AssistantTurn): string {
     .trim();
 }
 
+/** A 0x-prefixed 32-byte hex string standing alone: a settlement hash in the agent's text. */
+const PREFIXED_HASH = /\b0x[0-9a-f]{64}\b/gi;
+
+/**
+ * The assistant's text as it goes back to the server in the history. The server refuses any
+ * message holding 64 hex digits that it cannot tell from a private key, whatever its role, and
+ * the agent's answers quote settlement hashes; so hashes are shortened (the full ones stay on
+ * the payment cards), and text that would still be refused is left out of the history rather
+ * than making every later message fail. The check runs on the server's normalisation, so a hash
+ * split by invisible characters is caught too. Only the key rule is repeated here: the seed
+ * phrase detector carries the BIP-39 wordlist, too heavy for the page, and it never had an
+ * exception for assistant messages, so nothing changed there.
+ */
+export function assistantHistoryText(turn: AssistantTurn): string | undefined {
+  const text = normalizeText(assistantText(turn)).replace(PREFIXED_HASH, (hash) => shortHex(hash, 10, 8));
+  if (!text || containsPrivateKey(normalizeText(text))) return undefined;
+  return text;
+}
+
 /**
  * The conversation as the request body's `messages`, newest last, trimmed from the oldest end
  * to the server's count and size limits. Refused requests and empty answers are left out.
@@ -406,7 +427,7 @@ export function buildMessages(turns: readonly Turn[], nextUserText: string): Cha
       if (!turn.excluded) history.push({ role: "user", content: turn.content });
       continue;
     }
-    const text = assistantText(turn);
+    const text = assistantHistoryText(turn);
     if (text) history.push({ role: "assistant", content: text });
   }
   history.push({ role: "user", content: nextUserText });

@@ -20,6 +20,7 @@ import {
   type RequestProblem,
 } from "./chat-state";
 import { addReceipt } from "./receipts";
+import { newTurnId } from "./turn-id";
 import { MAX_RETRY_AFTER_SECONDS, readProblem } from "./request-problem";
 
 export type SendOptions = {
@@ -32,12 +33,6 @@ export type RunOutcome = "completed" | "refused" | "stopped" | "failed" | "busy"
 
 /** A 429 without Retry-After still gets a pause, so a client never hammers the server. */
 const DEFAULT_COOLDOWN_SECONDS = 10;
-
-let idCounter = 0;
-function nextId(prefix: string): string {
-  idCounter += 1;
-  return `${prefix}-${Date.now().toString(36)}-${idCounter}`;
-}
 
 function useCooldown() {
   const [until, setUntil] = useState(0);
@@ -107,8 +102,9 @@ export function useChat() {
       try {
         const response = await fetch("/api/chat", {
           method: "POST",
-          // One key per message: a retry of the same message can never pay twice (the server
-          // returns the recorded outcome), while a new message is a new purchase.
+          // One key per message, random (see turn-id.ts) and reused by the signed retry of an
+          // approval: a retry of the same message can never pay twice (the server returns the
+          // recorded outcome), while a new message is a new purchase.
           headers: { "Content-Type": "application/json", Accept: "text/event-stream", "Idempotency-Key": turnId, ...headers },
           body: JSON.stringify(body),
           signal: controller.signal,
@@ -157,11 +153,11 @@ export function useChat() {
         ...(options.walletAddress ? { walletAddress: options.walletAddress } : {}),
         ...(options.spendingLimits ? { spendingLimits: options.spendingLimits } : {}),
       };
-      const assistantId = nextId("assistant");
+      const assistantId = newTurnId("assistant");
       dispatch({
         type: "request-started",
         assistantId,
-        user: { role: "user", id: nextId("user"), content: text, excluded: false },
+        user: { role: "user", id: newTurnId("user"), content: text, excluded: false },
         body,
         payer: options.walletAddress ?? "agent",
         now: Date.now(),

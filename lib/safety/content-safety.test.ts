@@ -15,8 +15,8 @@ const WORDS = new Set(wordlist);
 const ZERO_WIDTH = ["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF", "\u00AD"];
 const BIDI = ["\u202A", "\u202B", "\u202C", "\u202D", "\u202E", "\u2066", "\u2067", "\u2068", "\u2069"];
 
-function reason(text: string, role?: string) {
-  const result = inspectMessageContent(text, { role });
+function reason(text: string) {
+  const result = inspectMessageContent(text);
   return result.safe ? "safe" : result.reason;
 }
 
@@ -67,10 +67,16 @@ describe("private keys", () => {
     expect(reason(`tx: here are many words before the actual value ${TX_HASH}`)).toBe("private_key");
   });
 
-  it("treats 0x hashes in the agent's own messages as hashes", () => {
-    expect(reason(`Paid 0.01 USDC. Receipt ${TX_HASH}`, "assistant")).toBe("safe");
-    expect(reason(`Paid 0.01 USDC. Receipt ${TX_HASH}`, "user")).toBe("private_key");
-    expect(reason(`Receipt ${KEY}`, "assistant")).toBe("private_key");
+  it("holds every role to the same rule: a 0x key in an assistant message is refused", () => {
+    // The caller writes the roles, so "assistant" is no proof that the text is the agent's.
+    for (const role of ["assistant", "user", "system"] as const) {
+      expect(inspectMessages([{ role, content: `Receipt 0x${KEY}` }, { role: "user", content: "hi" }])).toEqual({
+        safe: false,
+        reason: "private_key",
+        messageIndex: 0,
+      });
+      expect(inspectMessages([{ role, content: `Paid 0.01 USDC, tx ${TX_HASH}` }]).safe).toBe(true);
+    }
   });
 
   it.each([
@@ -163,7 +169,7 @@ describe("inspectMessages", () => {
   it("returns the first problem and its index, never the content", () => {
     const result = inspectMessages([
       { role: "user", content: "hi" },
-      { role: "assistant", content: `Settled ${TX_HASH}` },
+      { role: "assistant", content: `Settled, tx ${TX_HASH}` },
       { role: "user", content: MNEMONIC_12 },
       { role: "user", content: KEY },
     ]);

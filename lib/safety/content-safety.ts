@@ -1,5 +1,5 @@
 /**
- * Refuses message content that contains a wallet secret (DESIGN.md section 6: 403 unsafe
+ * Refuses message content that contains a wallet secret (docs/decisions.md, statuses: 403 unsafe
  * content), so that a private key or seed phrase pasted by mistake never reaches the model
  * provider, the logs or a paid service. Content is normalised first (invisible and bidi
  * characters removed, NFKC), and detection runs on the normalised text, so a key split by
@@ -16,14 +16,6 @@ export type UnsafeContentReason = "private_key" | "seed_phrase";
 
 export type ContentInspection = { safe: true; normalized: string } | { safe: false; reason: UnsafeContentReason };
 
-export type ContentInspectionOptions = {
-  /**
-   * The author of the text. The agent's own messages quote settlement hashes (0x + 64 hex)
-   * without always saying "tx", so in `assistant` messages such strings count as hashes.
-   */
-  role?: string;
-};
-
 /**
  * Normalises one message and checks it for a private key or seed phrase.
  *
@@ -33,9 +25,11 @@ export type ContentInspectionOptions = {
  * inspectMessageContent("my key: 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318");
  * // { safe: false, reason: "private_key" }
  */
-export function inspectMessageContent(text: string, options: ContentInspectionOptions = {}): ContentInspection {
+export function inspectMessageContent(text: string): ContentInspection {
   const normalized = normalizeText(text);
-  if (containsPrivateKey(normalized, { prefixedHexIsHash: options.role === "assistant" })) {
+  // Every role is held to the same rule: the role is chosen by whoever sends the request, so
+  // an "assistant" message is no more the agent's own words than a "user" one.
+  if (containsPrivateKey(normalized)) {
     return { safe: false, reason: "private_key" };
   }
   if (containsSeedPhrase(normalized)) return { safe: false, reason: "seed_phrase" };
@@ -60,7 +54,7 @@ export function inspectMessages<Message extends { role: string; content: string 
 ): MessagesInspection<Message> {
   const normalizedMessages: Message[] = [];
   for (const [messageIndex, message] of messages.entries()) {
-    const inspection = inspectMessageContent(message.content, { role: message.role });
+    const inspection = inspectMessageContent(message.content);
     if (!inspection.safe) return { safe: false, reason: inspection.reason, messageIndex };
     normalizedMessages.push({ ...message, content: inspection.normalized });
   }

@@ -12,15 +12,7 @@
  * - a key split by spaces or line breaks into chunks (as wallets print it or as a terminal wraps
  *   it) is a key when the whitespace-separated chunks add up to exactly 64 hex digits and mix
  *   digits and letters (at least 8 of each), which ordinary words and number lists never do.
- *
- * Callers that know the text is the agent's own output (where 0x hashes are settlements, never
- * keys) can treat every `0x` form as a hash.
  */
-
-export type PrivateKeyDetectionOptions = {
-  /** Treat every 0x-prefixed 64-hex string as a hash, whatever the context. */
-  prefixedHexIsHash?: boolean;
-};
 
 type Token = { value: string; start: number; end: number };
 
@@ -46,12 +38,12 @@ function isQuotedAsHash(tokens: Token[], index: number): boolean {
   return before.some((word) => HASH_CONTEXT.test(word)) && !before.some((word) => SECRET_CONTEXT.test(word));
 }
 
-function hasWholeKey(tokens: Token[], options: PrivateKeyDetectionOptions): boolean {
+function hasWholeKey(tokens: Token[]): boolean {
   return tokens.some((token, index) => {
     const match = KEY_TOKEN.exec(token.value);
     if (!match) return false;
     const prefixed = match[1] !== undefined;
-    return !(prefixed && (options.prefixedHexIsHash || isQuotedAsHash(tokens, index)));
+    return !(prefixed && isQuotedAsHash(tokens, index));
   });
 }
 
@@ -100,7 +92,7 @@ function hasSplitKey(text: string, tokens: Token[]): boolean {
  * containsPrivateKey("my key is 4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"); // true
  * containsPrivateKey("tx hash 0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b");    // false
  */
-export function containsPrivateKey(text: string, options: PrivateKeyDetectionOptions = {}): boolean {
+export function containsPrivateKey(text: string): boolean {
   const tokens = tokenize(text);
-  return hasWholeKey(tokens, options) || hasSplitKey(text, tokens);
+  return hasWholeKey(tokens) || hasSplitKey(text, tokens);
 }
