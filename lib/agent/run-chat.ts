@@ -139,6 +139,8 @@ export function startChatRun(
         failure ??= { code: "deadline_exceeded", message: "This request reached its time limit, so the agent stopped. Any payment made is listed in the outcome." };
       }
       if (failure && !writer.isClosed) writer.error(failure);
+      // The journal holds every step before the stream's last line says the turn is over.
+      await run.tracker.recorded();
       const payments = run.tracker.summaries;
       for (const payment of payments) log({ level: "info", event: "payment", id: payment.id, status: payment.status, txHash: payment.txHash, amount: payment.amount, reason: payment.reason });
       if (!writer.isClosed) {

@@ -87,10 +87,15 @@ export function getChatDependencies(): ChatDependencies {
   if (cached) return cached;
   const deps = createChatDependencies(getEnv());
   cached = deps;
+  startReconcilerFor(deps);
+  return deps;
+}
+
+/** Runs the reconciler on a timer, except on Vercel (its cron route does) or when turned off. */
+export function startReconcilerFor(deps: ChatDependencies): void {
   if (!deps.env.VERCEL && deps.env.RECONCILE_INTERVAL_SECONDS > 0) {
     startReconcilerTimer(() => reconcileDependenciesOf(deps), deps.env.RECONCILE_INTERVAL_SECONDS * 1000);
   }
-  return deps;
 }
 
 /** What the reconciler needs, from the chat's dependencies (shared by the timer and the cron route). */
