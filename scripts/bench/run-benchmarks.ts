@@ -25,16 +25,18 @@ import { startWorldProcess, type WorldProcess } from "./world";
 const log = (line: string) => console.log(line);
 
 /** The app server's environment for benchmarks: local world, demo model, no typing delay, limits out of the way. */
-function serverEnv(devnetFile: string): Record<string, string> {
+function serverEnv(devnetFile: string, dataDirectory: string): Record<string, string> {
   return {
     X402_NETWORK: "local",
     DEVNET_FILE: devnetFile,
+    // The embedded database, fresh for each server: what `npm start` uses by default.
+    DATA_DIR: dataDirectory,
     DEMO_MODEL_CHUNK_DELAY_MS: "0",
     // The schema's ceiling; every bench request comes from one client address.
     RATE_LIMIT_REQUESTS: "100000",
     LIMIT_DEFAULT_DAILY: "100000",
     LIMIT_MAX_DAILY: "100000",
-    // Empty counts as unset: the demo model, the memory store, not Vercel.
+    // Empty counts as unset: the demo model, no Redis, not Vercel.
     OPENAI_API_KEY: "",
     REDIS_URL: "",
     VERCEL: "",
@@ -130,7 +132,7 @@ async function main(options: BenchOptions): Promise<number> {
       cleanup.push(() => world.stop());
       const profileDirectory = options.cpuProfile ? path.join(tmpdir(), `x402-bench-profiles-${process.pid}`) : undefined;
       const nodeOptions = [options.serverNodeOptions, profileDirectory ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : undefined].filter(Boolean).join(" ");
-      const server = await startAppServer(appDirectory, serverEnv(world.file), { nodeOptions: nodeOptions || undefined });
+      const server = await startAppServer(appDirectory, serverEnv(world.file, mkdtempSync(path.join(workDirectory, "data-"))), { nodeOptions: nodeOptions || undefined });
       cleanup.push(() => server.stop());
       const rss = sampleRss(server.pid, 50);
       cleanup.push(async () => rss.stop());
@@ -166,7 +168,7 @@ async function main(options: BenchOptions): Promise<number> {
           const blockNames = { server: `${APP_SERVER}${suffix}`, world: `${WORLD}${suffix}`, anvil: `${ANVIL}${suffix}` };
           try {
             world = await startWorldProcess({ blockTimeSeconds: options.blockTimeSeconds, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-blocks.json") });
-            blockServer = await startAppServer(running.appDirectory, serverEnv(world.file), { nodeOptions: options.serverNodeOptions });
+            blockServer = await startAppServer(running.appDirectory, serverEnv(world.file, mkdtempSync(path.join(workDirectory, "data-"))), { nodeOptions: options.serverNodeOptions });
             cpu.add(blockNames.server, blockServer.pid);
             cpu.add(blockNames.world, world.pid, [world.anvilPid]);
             cpu.add(blockNames.anvil, world.anvilPid);

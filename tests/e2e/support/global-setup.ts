@@ -3,7 +3,8 @@
  * in-process on free ports, write its coordinates file, and serve the built app against it with
  * `next start`. Everything started here is stopped in the returned teardown, also on failure.
  */
-import { mkdirSync, existsSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startDevnet } from "../../../devnet";
@@ -23,15 +24,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const devnetFile = path.join(RESULTS_DIR, `devnet-${process.pid}.json`);
   const devnet = await startDevnet({ writeFile: devnetFile });
+  // A fresh embedded database per run: budgets and payments of an earlier run stay out of it.
+  const dataDir = mkdtempSync(path.join(tmpdir(), "x402-e2e-data-"));
   let server: AppServer | undefined;
   const teardown = async () => {
     await server?.stop();
     await devnet.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     if (!existsSync(devnetFile)) writeFileSync(devnetFile, JSON.stringify(DevnetCoordinates.parse(devnet), null, 2));
     // A generous rate limit: every direct caller shares one bucket, and the suite sends many requests.
-    server = await startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile, RATE_LIMIT_REQUESTS: "1000" });
+    server = await startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile, RATE_LIMIT_REQUESTS: "1000", DATA_DIR: dataDir });
     const context: E2EContext = {
       baseUrl: server.url,
       devnetFile,
