@@ -5,7 +5,9 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // The local world (devnet/) is dev and test tooling: it is never imported by app code,
   // so it never reaches the production bundle.
-  serverExternalPackages: ["ioredis", "undici"],
+  // Loaded from node_modules at run time rather than bundled: PGlite reads its WebAssembly and
+  // data files next to its own modules, and the database drivers need no bundling.
+  serverExternalPackages: ["ioredis", "undici", "@electric-sql/pglite", "pg", "kysely"],
 };
 
 export default nextConfig;

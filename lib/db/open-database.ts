@@ -4,6 +4,7 @@ import "server-only";
  * (`DATABASE_URL`: Neon, Vercel Postgres, any server), otherwise PGlite persisted in a folder
  * (`DATA_DIR`, `.data/` by default), or in memory for tests. The same SQL runs on both.
  */
+import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, PostgresDialect } from "kysely";
 import pg from "pg";
@@ -22,6 +23,8 @@ export type OpenDatabaseOptions =
 export type AppDatabase = { kind: DatabaseKind; db: Kysely<Database>; close(): Promise<void> };
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<AppDatabase> {
+  // PGlite creates its own folder but not the folders above it.
+  if (options.kind === "pglite" && options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pool =
     options.kind === "postgres"
       ? new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10, connectionTimeoutMillis: 5_000 })

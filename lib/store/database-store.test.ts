@@ -2,6 +2,9 @@
  * The store on the database passes the same contract as memory and Redis, on the embedded
  * database (PGlite) and on a real PostgreSQL server, and its journal keeps an audit trail.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../../tests/support/postgres-server";
 import { createDatabaseStore, lazyDatabase } from "./create-database-store";
@@ -51,6 +54,27 @@ function describeJournal(name: string, open: () => Promise<ReturnType<typeof laz
 }
 
 describeJournal("PGlite", async () => lazyDatabase({ kind: "pglite" }));
+
+describe("the embedded database on disk", () => {
+  it("creates its folder, and keeps budgets, keys and payments across a restart", async () => {
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), "x402-pglite-")), "nested", "pglite");
+    try {
+      const first = createDatabaseStore(lazyDatabase({ kind: "pglite", dataDir }));
+      expect(await first.ledger.reserve({ payer: PAYER, reservationId: "r1", amount: 5n, dailyLimit: 10n })).toEqual({ ok: true });
+      expect(await first.idempotency.claim("intent", 900)).toEqual({ claimed: true });
+      await first.journal.record({ id: "pay_1", status: "signing", at: 1, payer: PAYER, payerKind: "agent", nonce: `0x${"3".repeat(64)}`, validBefore: 10n });
+      await first.close();
+
+      const second = createDatabaseStore(lazyDatabase({ kind: "pglite", dataDir }));
+      expect(await second.ledger.spentToday(PAYER)).toEqual({ settled: 0n, reserved: 5n });
+      expect(await second.idempotency.claim("intent", 900)).toEqual({ claimed: false, record: null });
+      expect((await second.journal.unsettled(10)).map((payment) => payment.id)).toEqual(["pay_1"]);
+      await second.close();
+    } finally {
+      rmSync(path.dirname(path.dirname(dataDir)), { recursive: true, force: true });
+    }
+  });
+});
 
 // Skipped only on explicit request; a missing PostgreSQL fails beforeAll with install advice.
 describe.skipIf(skipPostgresTests)("PostgreSQL", () => {

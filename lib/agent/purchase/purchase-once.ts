@@ -35,6 +35,8 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
     claim = await options.store.claim(options.key, CLAIM_TTL_SECONDS);
   } catch (error) {
     // Fail closed: without the store we cannot know whether this intent was already paid.
+    const log = options.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
+    log({ level: "error", event: "intent-claim-failed", key: options.key, error: String(error), details: AppError.isInstance(error) ? error.details : undefined });
     const message = AppError.isInstance(error) ? error.safeMessage : "The payment ledger is unavailable.";
     return { status: "refused", message: `${message} No payment was attempted.` };
   }

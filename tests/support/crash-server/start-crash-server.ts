@@ -21,6 +21,8 @@ export async function startCrashServer(env: Record<string, string>): Promise<Cra
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "test", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group: tsx runs the server in a child, and stopping must reach both.
+    detached: true,
   });
   const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? String(code))));
   let output = "";
@@ -46,7 +48,13 @@ export async function startCrashServer(env: Record<string, string>): Promise<Cra
     origin: `http://127.0.0.1:${port}`,
     exited,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null && child.pid) {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
       await exited;
     },
   };
