@@ -47,6 +47,11 @@ export const ERROR_DEFINITIONS = {
     title: "Unsafe content",
     message: "The message was refused because it appears to contain a secret such as a private key or seed phrase.",
   },
+  "conflict:signature_reused": {
+    status: 409,
+    title: "Payment signature already used",
+    message: "This payment signature was already used with a different request. Nothing was paid; repeat the original request to see its outcome.",
+  },
   "conflict:in_progress": {
     status: 409,
     title: "Request in progress",

@@ -18,6 +18,7 @@ import type { ChatDependencies } from "./chat-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "./chat-request";
 import { clientKeyOf } from "./client-key";
 import { enforceRateLimit } from "./rate-limit";
+import { bindApprovalToRequest } from "./bind-approval-request";
 import { readBoundedJson } from "./read-bounded-json";
 import { verifyApproval } from "./verify-approval";
 
@@ -66,6 +67,8 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // person's wallet at 429.
     if (approved && body.walletAddress) {
       rateLimit = await enforceRateLimit(deps, [`wallet:${body.walletAddress.toLowerCase()}`], rateLimit);
+      const { nonce, validBefore } = approved.typedData.message;
+      await bindApprovalToRequest(deps.store.idempotency, { nonce, validBefore: BigInt(validBefore), request: { ...body, messages }, nowMs: arrivedAt });
     }
 
     const requestKey = requestKeyOf(request, callerOf(body.walletAddress, clientKey), messages);

@@ -79,6 +79,27 @@ describe("approval with the user's wallet", () => {
     expect(await harness.usdcBalance(user)).toBe(before - parseUnits("0.01", 6));
   });
 
+  it("a used signature sent with another request body is 409: nothing is paid or streamed", async () => {
+    const approval = await requestQuote();
+    const header = encodePaymentSignatureHeader(approval, await sign(approval, harness.devnet.accounts.user.privateKey as `0x${string}`));
+    const paid = await harness.chat({ ...question, walletAddress: user }, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(paid.finish?.finishReason).toBe("payment-complete");
+    const before = await harness.usdcBalance(user);
+
+    const other = { messages: [{ role: "user", content: "What's the weather in Tokyo?" }], walletAddress: user };
+    const reused = await harness.chat(other, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(reused.response.status).toBe(409);
+    expect(reused.response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await reused.response.json()).toMatchObject({ code: "conflict:signature_reused" });
+    expect(reused.events).toEqual([]);
+    expect(await harness.usdcBalance(user)).toBe(before);
+
+    // The original request again is a retry, not a conflict.
+    const retry = await harness.chat({ ...question, walletAddress: user }, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(retry.response.status).toBe(200);
+    expect(retry.finish?.txHash).toBe(paid.finish?.txHash);
+  });
+
   describe("refused with 402, moving no money", () => {
     let approval: ApprovalRequest;
     let header: string;
