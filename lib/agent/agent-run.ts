@@ -51,10 +51,18 @@ export type PurchaseCall = {
   signal?: AbortSignal;
 };
 
+/**
+ * Distinct tool calls run per model step. A model can ask for hundreds at once (each a
+ * discovery or a purchase); past this bound they are refused without running. The same call
+ * repeated in a step costs nothing more (it gets the first one's outcome), so it is not counted.
+ */
+export const MAX_TOOL_CALLS_PER_STEP = 6;
+
 export class AgentRun {
   readonly tracker: PaymentTracker;
   pendingApproval: { id: string; approval: ApprovalRequest } | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly toolCallsThisStep = new Set<string>();
   /** Purchases of this request by intent, so a repeated tool call reuses the first one. */
   private readonly byIntent = new Map<string, Promise<PurchaseOutcome | { status: "refused"; message: string }>>();
 
@@ -77,6 +85,22 @@ export class AgentRun {
       conversationId: conversationIdOf(input.messages),
       now: deps.now,
     });
+  }
+
+  /** Called before each model step. */
+  beginStep(): void {
+    this.toolCallsThisStep.clear();
+  }
+
+  /**
+   * Takes a slot for one tool call of the current step (`call` names the tool and its input);
+   * false once the step's bound is reached.
+   */
+  admitToolCall(call: string): boolean {
+    if (this.toolCallsThisStep.has(call)) return true;
+    if (this.toolCallsThisStep.size >= MAX_TOOL_CALLS_PER_STEP) return false;
+    this.toolCallsThisStep.add(call);
+    return true;
   }
 
   get discovery(): DiscoveryClient {

@@ -117,6 +117,10 @@ export function startChatRun(
           call_paid_service: createCallPaidServiceTool(run),
         },
         stopWhen: [stepCountIs(deps.settings.maxSteps), () => run.pendingApproval !== undefined],
+        prepareStep: () => {
+          run.beginStep();
+          return undefined;
+        },
         abortSignal: controller.signal,
         // Retries happen in the model wrapper (see wrapForRequest), before readiness is decided.
         maxRetries: 0,

@@ -175,6 +175,20 @@ describe("POST /api/chat before the stream", () => {
     expect((await problem(response)).code).toBe("payment_required:invalid_signature");
   });
 
+  it("answers 402, not 500, to a PAYMENT-SIGNATURE whose requirements nest thousands of levels deep", async () => {
+    const { send } = setup();
+    const payer = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+    const decoded = JSON.parse(Buffer.from(await signedApproval(payer), "base64").toString("utf8")) as { accepted: { extra: Record<string, unknown> } };
+    // As deep as the header's size allows: the nonce check hashes these requirements. (Spliced in
+    // as text: JSON.stringify itself cannot write nesting this deep.)
+    decoded.accepted.extra.deep = "DEEP";
+    const text = JSON.stringify(decoded).replace('"DEEP"', `${"[".repeat(5_000)}1${"]".repeat(5_000)}`);
+    const header = Buffer.from(text).toString("base64");
+    const response = await send({ ...hello, walletAddress: payer.address }, { "PAYMENT-SIGNATURE": header });
+    expect(response.status).toBe(402);
+    expect((await problem(response)).code).toBe("payment_required:invalid_signature");
+  });
+
   it("answers 429 past the rate limit, with Retry-After at most 50 s and RateLimit headers", async () => {
     const { send } = setup({ env: { RATE_LIMIT_REQUESTS: "2", RATE_LIMIT_WINDOW_SECONDS: "50" } });
     expect((await send(hello)).status).toBe(200);

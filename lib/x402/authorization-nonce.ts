@@ -25,14 +25,22 @@ export type NonceTerms = {
   intent: string;
 };
 
-/** Stable JSON: object keys sorted at every depth, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+/** Deeper than this is refused: callers bound what they pass (see json-limits.ts); this is the backstop. */
+const MAX_CANONICAL_DEPTH = 32;
+
+/**
+ * Stable JSON: object keys sorted at every depth, so equal values give equal text.
+ *
+ * @throws TypeError for values nested deeper than 32 levels.
+ */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > MAX_CANONICAL_DEPTH) throw new TypeError("value is nested too deeply for canonical JSON");
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, item]) => item !== undefined)
       .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item, depth + 1)}`).join(",")}}`;
   }
   if (typeof value === "bigint") return JSON.stringify(value.toString());
   return JSON.stringify(value) ?? "null";

@@ -3,10 +3,18 @@ import "server-only";
  * Service discovery against the facilitator's Bazaar (`/discovery/resources` and
  * `/discovery/search`), cached briefly and filtered to what this deployment can pay.
  */
+import { sanitizeResourceServiceMetadata } from "@x402/extensions/bazaar";
 import { z } from "zod";
 import { formatUsdc } from "../money";
 import type { DiscoveredService } from "../stream";
+import { BoundedCache } from "./bounded-cache";
 import { selectPayableRequirement, type PayableNetwork } from "./payment-requirements";
+import { sanitizeServiceText } from "./service-text";
+
+/** Distinct queries cached at once, and listings remembered for `lookup`. */
+const MAX_CACHED_QUERIES = 64;
+const MAX_KNOWN_LISTINGS = 2_000;
+const MAX_DESCRIPTION_CHARS = 300;
 
 const DiscoveryItem = z.looseObject({
   resource: z.string().max(2048),
@@ -47,12 +55,13 @@ export type DiscoveryClient = {
 export function createDiscoveryClient(options: DiscoveryClientOptions): DiscoveryClient {
   const ttl = options.cacheTtlMs ?? 30_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { at: number; listings: ServiceListing[] }>();
-  const known = new Map<string, ServiceListing>();
+  // Keyed by the model's query: bounded, so no sequence of queries can grow them without end.
+  const cache = new BoundedCache<string, ServiceListing[]>({ maxEntries: MAX_CACHED_QUERIES, ttlMs: ttl, now });
+  const known = new BoundedCache<string, ServiceListing>({ maxEntries: MAX_KNOWN_LISTINGS });
 
   async function load(path: string, signal?: AbortSignal): Promise<ServiceListing[]> {
     const hit = cache.get(path);
-    if (hit && now() - hit.at < ttl) return hit.listings;
+    if (hit) return hit;
     const response = await options.fetch(new URL(path, withSlash(options.facilitatorUrl)).toString(), {
       headers: { accept: "application/json" },
       signal,
@@ -68,20 +77,23 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
       if (!item.success) continue;
       const selection = selectPayableRequirement({ x402Version: item.data.x402Version as 1 | 2, accepts: item.data.accepts }, options.network);
       if (!selection.ok) continue;
+      // Catalogue text is the service's: the bazaar's own metadata rules for the name and tags,
+      // and the same kind of cleaning for the description, before it reaches the model or page.
+      const metadata = sanitizeResourceServiceMetadata({ url: item.data.resource, serviceName: item.data.serviceName, tags: item.data.tags } as never);
       const listing: ServiceListing = {
-        name: item.data.serviceName ?? new URL(item.data.resource).pathname,
+        name: metadata.serviceName ?? sanitizeServiceText(new URL(item.data.resource).pathname, 64),
         resource: item.data.resource,
-        description: item.data.description,
+        description: item.data.description === undefined ? undefined : sanitizeServiceText(item.data.description, MAX_DESCRIPTION_CHARS),
         price: formatUsdc(selection.option.amount),
         amount: selection.option.amount,
         network: selection.option.network,
         x402Version: item.data.x402Version,
-        tags: item.data.tags ?? [],
+        tags: metadata.tags ?? [],
       };
       listings.push(listing);
       known.set(stripQuery(listing.resource), listing);
     }
-    cache.set(path, { at: now(), listings });
+    cache.set(path, listings);
     return listings;
   }
 

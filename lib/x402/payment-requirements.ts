@@ -6,6 +6,8 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { getAddress } from "viem";
 import { z } from "zod";
+import { withinJsonLimits } from "./json-limits";
+import { serviceToken } from "./service-text";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const baseUnits = z.string().regex(/^\d{1,30}$/);
@@ -103,16 +105,21 @@ export function selectPayableRequirement(paymentRequired: PaymentRequired, netwo
     options.push(option);
   }
   if (options.length === 0) {
+    // The service's own words, reduced to protocol tokens: they reach the model and the page.
     const offered = paymentRequired.accepts
-      .map((raw) => `${String(raw.scheme)} on ${String(raw.network)}`)
+      .slice(0, 5)
+      .map((raw) => `${serviceToken(raw.scheme)} on ${serviceToken(raw.network)}`)
       .join(", ");
-    return { ok: false, reason: `the service accepts no payment this deployment can make (offered: ${offered || "nothing"})` };
+    const more = paymentRequired.accepts.length > 5 ? ` and ${paymentRequired.accepts.length - 5} more` : "";
+    return { ok: false, reason: `the service accepts no payment this deployment can make (offered: ${offered || "nothing"}${more})` };
   }
   options.sort((left, right) => (left.amount < right.amount ? -1 : left.amount > right.amount ? 1 : 0));
   return { ok: true, option: options[0] as PayableRequirement };
 }
 
 function toPayable(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined {
+  // The object is signed over (canonical JSON in the nonce) and echoed back: bound it first.
+  if (!withinJsonLimits(raw)) return undefined;
   // v2 names the price `amount`, v1 `maxAmountRequired` (mapped to `amount` by its schema).
   const parsed = version === 2 ? RequirementV2.safeParse(raw) : RequirementV1.safeParse(raw);
   if (!parsed.success) return undefined;

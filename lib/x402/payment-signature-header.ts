@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Address, type ApprovalRequest } from "../stream/events";
+import { withinJsonLimits } from "./json-limits";
 
 export const PAYMENT_SIGNATURE_HEADER = "PAYMENT-SIGNATURE";
 /** Headers of this size or more are refused before decoding. */
@@ -61,7 +62,8 @@ export function decodePaymentSignatureHeader(value: string): PaymentSignaturePay
   if (value.length >= MAX_PAYMENT_SIGNATURE_HEADER_CHARS || !/^[A-Za-z0-9+/=\s]+$/.test(value)) return undefined;
   try {
     const result = PaymentSignaturePayload.safeParse(JSON.parse(fromBase64(value.trim())));
-    return result.success ? result.data : undefined;
+    // The accepted requirements are hashed into the quote's nonce: bounded like a 402's.
+    return result.success && withinJsonLimits(result.data.accepted) ? result.data : undefined;
   } catch {
     return undefined;
   }

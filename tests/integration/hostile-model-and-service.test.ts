@@ -20,6 +20,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { createPublicClient, getAddress, http, parseAbiItem, parseUnits, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_TOOL_CALLS_PER_STEP } from "../../lib/agent/agent-run";
 import { stripQuery } from "../../lib/x402/discovery-client";
 import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
 import {
@@ -626,10 +627,13 @@ describe("SSRF through the agent", () => {
     const named = targets.flatMap((target) => [target, stripQuery(target)]);
     const control = `${allowed.origin}/ok`;
     let seen: ToolResultView[] = [];
+    // Spread over steps: a step runs at most MAX_TOOL_CALLS_PER_STEP distinct calls.
+    const all = [...targets, control];
+    const batches = Array.from({ length: Math.ceil(all.length / MAX_TOOL_CALLS_PER_STEP) }, (_, index) => all.slice(index * MAX_TOOL_CALLS_PER_STEP, (index + 1) * MAX_TOOL_CALLS_PER_STEP));
     script = steps(
-      () => ({ calls: [...targets, control].map((target) => call(target)) }),
+      ...batches.map((batch) => () => ({ calls: batch.map((target) => call(target)) })),
       (view) => {
-        seen = view.lastResults;
+        seen = view.results;
         return { text: "Done." };
       },
     );

@@ -15,7 +15,7 @@ import { provePayment } from "./prove-payment";
 import type { PurchaseDependencies, PurchaseOutcome, Quote, TransferTypedData } from "./purchase-types";
 import { reportConfirmed, reportFailure, subjectOf } from "./report-payment";
 import { readServiceData, type ServiceData } from "./service-data";
-import { describeServiceText } from "./service-text";
+import { describeServiceText } from "../../x402/service-text";
 
 export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal };
 

@@ -2,6 +2,7 @@ import "server-only";
 import { tool } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
+import { tooManyCalls } from "./too-many-calls";
 import { asUntrustedData } from "../purchase/service-data";
 import type { PurchaseOutcome } from "../purchase/run-purchase";
 
@@ -21,6 +22,7 @@ export function createCallPaidServiceTool(run: AgentRun) {
       body: z.looseObject({}).optional().describe("JSON body for POST services"),
     }),
     execute: async ({ url, method, body }, { toolCallId, abortSignal }) => {
+      if (!run.admitToolCall(`call:${method}:${url}:${body ? JSON.stringify(body) : ""}`)) return tooManyCalls();
       const outcome = await run.purchase({ url, method, body: body ? JSON.stringify(body) : undefined, intent: toolCallId, signal: abortSignal });
       return describeOutcome(outcome);
     },
