@@ -4,6 +4,7 @@ import "server-only";
  * fails at start with a message that names the variable and says how to fix it.
  */
 import { z } from "zod";
+import { BaseError } from "./base-error";
 import { parseUsdc } from "./money";
 
 const usdcAmount = z
@@ -112,10 +113,11 @@ const FIXES: Partial<Record<keyof Env, string>> = {
   BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",
 };
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
+/** A setting that is missing or wrong: found at boot, and `503` if met by a running server. */
+export class ConfigError extends BaseError<"config"> {
   constructor(readonly problems: { variable: string; message: string }[]) {
     super(
+      "config",
       "Invalid configuration:\n" +
         problems
           .map(({ variable, message }) => {

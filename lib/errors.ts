@@ -3,6 +3,8 @@
  * status and the message a caller may see; details and causes go to logs only.
  */
 
+import { BaseError } from "./base-error";
+
 export type FieldError = { path: string; message: string };
 
 type ErrorDefinition = { status: number; title: string; message: string };
@@ -110,12 +112,9 @@ const MARKER = Symbol.for("x402-agent.app-error");
  * @example
  * throw new AppError("bad_request:body", { errors: [{ path: "messages", message: "Required" }] });
  */
-export class AppError extends Error {
-  override name = "AppError";
-  readonly code: ErrorCode;
+export class AppError extends BaseError<ErrorCode> {
   readonly status: number;
   readonly safeMessage: string;
-  readonly details: string | undefined;
   readonly errors: FieldError[] | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string>;
@@ -123,11 +122,9 @@ export class AppError extends Error {
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const definition = ERROR_DEFINITIONS[code];
-    super(options.message ?? definition.message, { cause: options.cause });
-    this.code = code;
+    super(code, options.message ?? definition.message, { cause: options.cause, details: options.details });
     this.status = definition.status;
     this.safeMessage = options.message ?? definition.message;
-    this.details = options.details;
     this.errors = options.errors;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers ?? {};
@@ -165,9 +162,16 @@ export function toProblem(error: AppError, instance?: string): ProblemBody {
   };
 }
 
-/** Wraps anything thrown into an AppError; unknown failures become an opaque `internal`. */
+/**
+ * Wraps anything thrown into an AppError: a setting met by a running server is `503` (it is
+ * the operator's to fix, and boot normally catches it first); unknown failures become an
+ * opaque `internal`.
+ */
 export function asAppError(value: unknown): AppError {
   if (AppError.isInstance(value)) return value;
+  if (BaseError.isInstance(value) && value.code === "config") {
+    return new AppError("unavailable:not_configured", { details: value.message, cause: value, retryAfterSeconds: 60 });
+  }
   return new AppError("internal", {
     details: value instanceof Error ? `${value.name}: ${value.message}` : String(value),
     cause: value,

@@ -4,6 +4,7 @@ import "server-only";
  * text and payment progress into the protocol writer, bounded by a deadline, and always
  * ending with exactly one `d:` line.
  */
+import { BaseError } from "../base-error";
 import { stepCountIs, streamText, type JSONValue, type ModelMessage } from "ai";
 import type { ChatMessage } from "../chat/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
@@ -45,8 +46,10 @@ export type ChatRun = {
   abort(reason?: unknown): void;
 };
 
-class DeadlineReached extends Error {
-  override name = "DeadlineReached";
+class DeadlineReached extends BaseError<"deadline"> {
+  constructor() {
+    super("deadline", "This request reached its time limit.");
+  }
 }
 
 export function startChatRun(

@@ -42,6 +42,8 @@ const BEFORE_ANY_SOCKET: ReadonlySet<GuardedFetchErrorCode> = new Set([
   "connect_failed",
 ]);
 
+import { BaseError, walkCauses } from "../base-error";
+
 // A registered symbol survives duplicated module copies (bundles, test isolation), where
 // `instanceof` would not.
 const MARKER = Symbol.for("x402-payment-agent/GuardedFetchError");
@@ -70,8 +72,7 @@ export type GuardedFetchErrorOptions = {
  *   }
  * }
  */
-export class GuardedFetchError extends Error {
-  readonly code: GuardedFetchErrorCode;
+export class GuardedFetchError extends BaseError<GuardedFetchErrorCode> {
   readonly host: string | undefined;
   /** See `GuardedFetchErrorOptions.requestMayHaveArrived`. */
   readonly requestMayHaveArrived: boolean;
@@ -79,9 +80,7 @@ export class GuardedFetchError extends Error {
 
   constructor(code: GuardedFetchErrorCode, options: GuardedFetchErrorOptions = {}) {
     const base = DEFAULT_MESSAGES[code];
-    super(options.host ? `${base} (host: ${options.host})` : base, { cause: options.cause });
-    this.name = "GuardedFetchError";
-    this.code = code;
+    super(code, options.host ? `${base} (host: ${options.host})` : base, { cause: options.cause });
     this.host = options.host;
     this.requestMayHaveArrived = options.requestMayHaveArrived ?? !BEFORE_ANY_SOCKET.has(code);
   }
@@ -111,11 +110,7 @@ export class GuardedFetchError extends Error {
    * GuardedFetchError.find(new TypeError("fetch failed", { cause: new GuardedFetchError("blocked_address") }));
    */
   static find(error: unknown): GuardedFetchError | undefined {
-    let current: unknown = error;
-    for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth += 1) {
-      if (GuardedFetchError.isInstance(current)) return current;
-      current = (current as { cause?: unknown }).cause;
-    }
-    return undefined;
+    return walkCauses(error, GuardedFetchError.isInstance);
   }
+
 }

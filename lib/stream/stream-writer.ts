@@ -5,6 +5,7 @@ import {
   PROTOCOL_VERSION,
   type StreamEvent,
 } from "./events";
+import { BaseError } from "../base-error";
 import { encodeEvent, encodeKeepAlive } from "./encode-event";
 import type { Framing } from "./framing";
 import { SequenceRules } from "./sequence-rules";
@@ -22,8 +23,10 @@ export type StreamWriterOptions = {
 export type FinishInput = Omit<FinishEvent, "protocolVersion">;
 
 /** Thrown when code tries to write an event that breaks protocol v1; a bug, never user input. */
-export class ProtocolViolationError extends Error {
-  override name = "ProtocolViolationError";
+export class ProtocolViolationError extends BaseError<"protocol_violation"> {
+  constructor(violation: string) {
+    super("protocol_violation", violation);
+  }
 }
 
 /**
