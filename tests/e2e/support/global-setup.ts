@@ -13,6 +13,8 @@ import { CHROMIUM_PATH } from "./browser";
 import type { E2EContext } from "./context";
 
 export const RESULTS_DIR = path.join(REPO_ROOT, "test-results/e2e");
+/** The operator token of the served app, for the tests of the operator's view. */
+const ADMIN_TOKEN = "e2e-operator-token-0123456789abcdef01234567";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -31,7 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     if (!existsSync(devnetFile)) writeFileSync(devnetFile, JSON.stringify(DevnetCoordinates.parse(devnet), null, 2));
     // A generous rate limit: every direct caller shares one bucket, and the suite sends many requests.
-    server = await startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile, RATE_LIMIT_REQUESTS: "1000" });
+    server = await startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile, RATE_LIMIT_REQUESTS: "1000", ADMIN_TOKEN });
     const context: E2EContext = {
       baseUrl: server.url,
       devnetFile,
@@ -39,6 +41,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       chainId: devnet.chainId,
       usdc: devnet.usdc as `0x${string}`,
       userAddress: devnet.accounts.user.address as `0x${string}`,
+      agentAddress: devnet.accounts.agent.address as `0x${string}`,
+      adminToken: ADMIN_TOKEN,
     };
     project.provide("e2e", context);
   } catch (error) {
