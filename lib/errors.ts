@@ -13,6 +13,7 @@ type ErrorDefinition = { status: number; title: string; message: string };
 export const ERROR_DEFINITIONS = {
   "bad_request:json": { status: 400, title: "Malformed JSON", message: "The request body is not valid JSON." },
   "bad_request:body": { status: 400, title: "Invalid request", message: "The request body is not valid." },
+  "bad_request:query": { status: 400, title: "Invalid query", message: "The query parameters are not valid." },
   "bad_request:too_large": { status: 400, title: "Request too large", message: "The request is larger than allowed." },
   "bad_request:content_type": {
     status: 400,
@@ -43,6 +44,11 @@ export const ERROR_DEFINITIONS = {
     status: 401,
     title: "Unauthorized",
     message: "A valid credential is required for this request.",
+  },
+  "forbidden:not_your_wallet": {
+    status: 403,
+    title: "Not your wallet",
+    message: "You are signed in with another wallet. You can see the payments of the wallet you signed in with only.",
   },
   "forbidden:unsafe_content": {
     status: 403,

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useCallback, useMemo, useState } from "react";
 import { useConnection } from "wagmi";
 import { formatUsdc } from "@/lib/money";
@@ -100,6 +101,9 @@ export function ChatApp() {
         <span className={`network-badge network-badge--${network.network}`} data-testid="network-badge">
           {NETWORK_LABELS[network.network]}
         </span>
+        <Link href="/payments" className="button button--small button--quiet header-link" data-testid="history-link">
+          History
+        </Link>
         <button
           type="button"
           className="button button--small panel-toggle"

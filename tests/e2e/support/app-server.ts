@@ -3,7 +3,8 @@
  * browser tests. Uses the Node that runs the tests (22 under `npm run`), not the machine's.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { freePort, NEXT_BIN, REPO_ROOT, startNextServer, type NextServer } from "../../../scripts/support/next-server";
 
@@ -41,7 +42,25 @@ function runToEnd(command: string, args: string[], env: Record<string, string>, 
   });
 }
 
-/** Starts `next start` with the given environment and waits until it answers. */
-export function startAppServer(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<AppServer> {
-  return startNextServer({ env, timeoutMs: options.timeoutMs, echoLogs: process.env.E2E_SERVER_LOGS === "1" });
+/**
+ * Starts `next start` with the given environment and waits until it answers. Unless `env` names
+ * a DATA_DIR, each server gets a fresh one (removed when it stops): the journal and budgets of an
+ * earlier run, or of another server, must not leak into this one.
+ */
+export async function startAppServer(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<AppServer> {
+  const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "x402-e2e-data-"));
+  const removeDataDir = () => ownDataDir && rmSync(ownDataDir, { recursive: true, force: true });
+  try {
+    const server = await startNextServer({ env: { ...env, ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}) }, timeoutMs: options.timeoutMs, echoLogs: process.env.E2E_SERVER_LOGS === "1" });
+    return {
+      ...server,
+      stop: async () => {
+        await server.stop();
+        removeDataDir();
+      },
+    };
+  } catch (error) {
+    removeDataDir();
+    throw error;
+  }
 }

@@ -8,6 +8,9 @@ export type E2EContext = {
   chainId: number;
   usdc: `0x${string}`;
   userAddress: `0x${string}`;
+  agentAddress: `0x${string}`;
+  /** The served app's ADMIN_TOKEN (the operator's view of payment histories). */
+  adminToken: string;
 };
 
 declare module "vitest" {

@@ -1,0 +1,9 @@
+import { handleNonceRequest } from "@/lib/auth/handle-auth-requests";
+import { getChatDependencies } from "@/lib/chat/chat-dependencies";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export function GET(request: Request): Promise<Response> {
+  return handleNonceRequest(request, getChatDependencies);
+}
