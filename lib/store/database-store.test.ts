@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../../tests/support/postgres-server";
 import { createDatabaseStore, lazyDatabase } from "./create-database-store";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
@@ -13,6 +13,10 @@ import { describeStoreContract } from "./store-contract";
 import type { Store } from "./store-types";
 
 const PAYER = "0x52908400098527886E0F7030069857D2E4169EE7";
+
+// Every test opens a fresh database: PGlite compiles its WebAssembly and runs the migrations
+// first, which takes seconds on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
 /**
  * `count` stores over one fresh database, as instances of one deployment would be. Rate limits
