@@ -51,9 +51,9 @@ describe("getStore", () => {
     expect(AppError.isInstance(thrown) && thrown.code).toBe("unavailable:not_configured");
   });
 
-  it("uses Redis when REDIS_URL is set", () => {
+  it("keeps money in the database even when REDIS_URL is set (Redis holds the rate limits)", () => {
     vi.stubEnv("REDIS_URL", "redis://127.0.0.1:1");
     resetEnvForTests();
-    expect(getStore().kind).toBe("redis");
+    expect(getStore().kind).toBe("database");
   });
 });

@@ -1,9 +1,11 @@
 import "server-only";
 /**
- * Chooses the store. Money facts are durable: the payment journal always lives in the
- * database (Postgres with DATABASE_URL, otherwise PGlite in DATA_DIR), and so do budgets and
- * idempotency keys unless Redis is configured, in which case Redis holds them (and the rate
- * limits) for every instance. Without a database (unit tests) everything is in memory.
+ * Chooses the store. Money facts are durable: the payment journal, the budgets and the
+ * at-most-once keys live in the database (Postgres with DATABASE_URL, otherwise PGlite in
+ * DATA_DIR); Redis, when configured, holds the rate limits every instance shares. Measured
+ * (`npm run bench:ledger`), a payment's budget bookkeeping costs about 2.5 ms on the database
+ * against about 1 ms on Redis, well under 1% of a paid turn, so budgets stay beside the journal.
+ * Without a database (unit tests) everything is in memory, or in Redis when only Redis is given.
  */
 import path from "node:path";
 import { AppError } from "../errors";
@@ -13,6 +15,8 @@ import { MemoryJournal } from "../journal/memory-journal";
 import { createDatabaseStore, lazyDatabase } from "./create-database-store";
 import { createMemoryStore } from "./create-memory-store";
 import { createRedisStore, type RedisStoreOptions } from "./create-redis-store";
+import { RedisConnection } from "./redis-connection";
+import { RedisRateLimiter } from "./redis-rate-limiter";
 import type { Store } from "./store-types";
 
 export type CreateStoreOptions = Partial<Omit<RedisStoreOptions, "url" | "journal">> & {
@@ -34,11 +38,14 @@ export type CreateStoreOptions = Partial<Omit<RedisStoreOptions, "url" | "journa
 export function createStore(options: CreateStoreOptions = {}): Store {
   const { redisUrl, database: databaseOptions, ...redisOptions } = options;
   const database = databaseOptions ? lazyDatabase(databaseOptions) : undefined;
-  if (redisUrl) {
-    const redis = createRedisStore({ ...redisOptions, url: redisUrl, journal: database?.journal ?? new MemoryJournal() });
-    return database ? { ...redis, close: async () => void (await Promise.all([redis.close(), database.close()])) } : redis;
+  if (database && redisUrl) {
+    const connection = new RedisConnection({ ...redisOptions, url: redisUrl });
+    const store = createDatabaseStore(database, new RedisRateLimiter(connection, redisOptions.keyPrefix ?? "x402:"));
+    return { ...store, close: async () => void (await Promise.all([store.close(), connection.close()])) };
   }
-  return database ? createDatabaseStore(database) : createMemoryStore();
+  if (database) return createDatabaseStore(database);
+  if (redisUrl) return createRedisStore({ ...redisOptions, url: redisUrl, journal: new MemoryJournal() });
+  return createMemoryStore();
 }
 
 /** Where the database is, from the environment. */

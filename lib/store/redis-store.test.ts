@@ -64,6 +64,20 @@ describe.skipIf(skipRedisTests)("redis store", () => {
     return Array.from({ length: count }, () => createStore({ redisUrl: url(), keyPrefix, log: quiet }));
   });
 
+  it("beside a database, holds the rate limits every instance shares while money stays in the database", async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    const first = createStore({ redisUrl: url(), keyPrefix, log: quiet, database: { kind: "pglite" } });
+    const second = createStore({ redisUrl: url(), keyPrefix, log: quiet, database: { kind: "pglite" } });
+    try {
+      expect(first.kind).toBe("database");
+      const options = { limit: 2, windowSeconds: 30 };
+      const hits = [await first.rateLimiter.hit("ip:a", options), await second.rateLimiter.hit("ip:a", options), await first.rateLimiter.hit("ip:a", options)];
+      expect(hits.map((hit) => hit.allowed)).toEqual([true, true, false]);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  }, 30_000);
+
   it("is chosen when a Redis URL is given", async () => {
     const store = createStore({ redisUrl: url(), log: quiet });
     expect(store.kind).toBe("redis");
