@@ -1,5 +1,6 @@
-import { memo, useMemo, type ReactNode } from "react";
-import { parseMarkdown, type Block, type Inline } from "./parse-markdown";
+import { memo, useMemo, useState, type ReactNode } from "react";
+import { createIncrementalMarkdown } from "./incremental-markdown";
+import type { Block, Inline } from "./parse-markdown";
 
 function renderInline(nodes: readonly Inline[], keyPrefix: string): ReactNode[] {
   return nodes.map((node, index) => {
@@ -86,8 +87,23 @@ function renderBlock(block: Block, key: string): ReactNode {
   }
 }
 
-/** Renders the safe Markdown subset of parse-markdown.ts as React elements (never raw HTML). */
+/** One block; finished blocks keep their object while the answer streams, so memo skips them. */
+const MarkdownBlock = memo(function MarkdownBlock({ block, id }: { block: Block; id: string }) {
+  return renderBlock(block, id);
+});
+
+/**
+ * Renders the safe Markdown subset of parse-markdown.ts as React elements (never raw HTML).
+ * While the text streams in, each new chunk parses only the unfinished end of it.
+ */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  const blocks = useMemo(() => parseMarkdown(text), [text]);
-  return <>{blocks.map((block, index) => renderBlock(block, `b${index}`))}</>;
+  const [parser] = useState(createIncrementalMarkdown);
+  const blocks = useMemo(() => parser.update(text), [parser, text]);
+  return (
+    <>
+      {blocks.map((block, index) => (
+        <MarkdownBlock key={`b${index}`} block={block} id={`b${index}`} />
+      ))}
+    </>
+  );
 });
