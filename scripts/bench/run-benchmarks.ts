@@ -29,8 +29,10 @@ function serverEnv(devnetFile: string, dataDirectory: string): Record<string, st
   return {
     X402_NETWORK: "local",
     DEVNET_FILE: devnetFile,
-    // The embedded database, fresh for each server: what `npm start` uses by default.
+    // The embedded database, fresh for each server: what `npm start` uses by default; or a
+    // PostgreSQL server when BENCH_DATABASE_URL names one (to compare the two).
     DATA_DIR: dataDirectory,
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? "",
     DEMO_MODEL_CHUNK_DELAY_MS: "0",
     // The schema's ceiling; every bench request comes from one client address.
     RATE_LIMIT_REQUESTS: "100000",
