@@ -101,7 +101,7 @@ export function ChatApp() {
         <span className={`network-badge network-badge--${network.network}`} data-testid="network-badge">
           {NETWORK_LABELS[network.network]}
         </span>
-        <Link href="/payments" className="button button--small button--quiet header-link" data-testid="history-link">
+        <Link href="/payments" className="button button--small button--quiet header-link header-link--wide-only" data-testid="history-link">
           History
         </Link>
         <button
@@ -176,6 +176,10 @@ export function ChatApp() {
               Receipts
             </h2>
             <ReceiptsPanel receipts={receipts} now={minuteClock} />
+            {/* The receipts are this browser's; the server's record of every payment is the history. */}
+            <Link href="/payments" className="panel__link" data-testid="panel-history-link">
+              Full payment history
+            </Link>
           </section>
         </aside>
       </div>

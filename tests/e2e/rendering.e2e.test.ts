@@ -354,7 +354,20 @@ describe("chat page rendering (scripted streams)", () => {
       await screenshot(page, "rendering-phone-chat");
       await page.getByRole("button", { name: "Wallet & limits" }).click();
       await page.getByTestId("limit-per-payment").waitFor();
+      // The header has no room for the history link on a phone; the panel carries it.
+      expect(await page.getByTestId("history-link").isVisible()).toBe(false);
+      await page.getByTestId("panel-history-link").scrollIntoViewIfNeeded();
+      expect(await page.getByTestId("panel-history-link").isVisible()).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       await screenshot(page, "rendering-phone-panel");
+
+      // The history page fits a phone too, with its way back to the chat in view.
+      await page.getByTestId("panel-history-link").click();
+      await page.waitForURL(`${baseUrl}/payments`);
+      await page.getByTestId("history-locked").waitFor();
+      expect(await page.getByTestId("chat-link").isVisible()).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await screenshot(page, "rendering-phone-history");
     } finally {
       await context.close();
     }
