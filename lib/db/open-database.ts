@@ -4,11 +4,10 @@ import "server-only";
  * (`DATABASE_URL`: Neon, Vercel Postgres, any server), otherwise PGlite persisted in a folder
  * (`DATA_DIR`, `.data/` by default), or in memory for tests. The same SQL runs on both.
  */
-import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, PostgresDialect } from "kysely";
 import pg from "pg";
 import { AppError } from "../errors";
+import { openEmbeddedDatabase } from "./embedded-database";
 import { migrationProvider } from "./migrations";
 import { pglitePool } from "./pglite-pool";
 import type { Database } from "./schema";
@@ -23,12 +22,10 @@ export type OpenDatabaseOptions =
 export type AppDatabase = { kind: DatabaseKind; db: Kysely<Database>; close(): Promise<void> };
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<AppDatabase> {
-  // PGlite creates its own folder but not the folders above it.
-  if (options.kind === "pglite" && options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pool =
     options.kind === "postgres"
       ? new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10, connectionTimeoutMillis: 5_000 })
-      : pglitePool(new PGlite(options.dataDir));
+      : pglitePool(await openEmbedded(options.dataDir));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
@@ -41,4 +38,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<AppDat
     throw AppError.isInstance(error) ? error : new AppError("unavailable:store", { details: `database unavailable: ${String(error)}`, cause: error });
   }
   return { kind: options.kind, db, close: () => db.destroy() };
+}
+
+async function openEmbedded(dataDir: string | undefined) {
+  try {
+    return await openEmbeddedDatabase(dataDir);
+  } catch (error) {
+    throw new AppError("unavailable:store", { details: `embedded database unavailable: ${String(error)}`, cause: error });
+  }
 }

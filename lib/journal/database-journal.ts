@@ -35,36 +35,43 @@ export class DatabaseJournal implements PaymentJournal {
     };
     // A later step fills in what it knows and keeps the rest (coalesce with the stored row).
     const keep = (column: keyof typeof row) => sql<never>`coalesce(excluded.${sql.ref(column)}, payments.${sql.ref(column)})`;
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto("payments")
-        .values(row)
-        .onConflict((conflict) =>
-          conflict.column("id").doUpdateSet({
-            status,
-            updated_at: at,
-            payer: sql<string>`coalesce(nullif(excluded.payer, ''), payments.payer)`,
-            payer_kind: entry.payerKind ? entry.payerKind : sql<string>`payments.payer_kind`,
-            nonce: keep("nonce"),
-            request_key: keep("request_key"),
-            conversation_id: keep("conversation_id"),
-            service: keep("service"),
-            resource: keep("resource"),
-            method: keep("method"),
-            amount: keep("amount"),
-            asset: keep("asset"),
-            network: keep("network"),
-            pay_to: keep("pay_to"),
-            valid_after: keep("valid_after"),
-            valid_before: keep("valid_before"),
-            reason: keep("reason"),
-            message: keep("message"),
-            tx_hash: keep("tx_hash"),
-          }),
-        )
-        .execute();
-      await trx.insertInto("payment_events").values({ payment_id: id, status, at, details: JSON.stringify(details, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)) }).execute();
-    });
+    const detailsJson = JSON.stringify(details, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+    // One statement, so one round trip and atomic: the state row is upserted and the event
+    // appended from what the upsert returned (a data-modifying WITH).
+    await this.db
+      .with("saved", (db) =>
+        db
+          .insertInto("payments")
+          .values(row)
+          .onConflict((conflict) =>
+            conflict.column("id").doUpdateSet({
+              status,
+              updated_at: at,
+              payer: sql<string>`coalesce(nullif(excluded.payer, ''), payments.payer)`,
+              payer_kind: entry.payerKind ? entry.payerKind : sql<string>`payments.payer_kind`,
+              nonce: keep("nonce"),
+              request_key: keep("request_key"),
+              conversation_id: keep("conversation_id"),
+              service: keep("service"),
+              resource: keep("resource"),
+              method: keep("method"),
+              amount: keep("amount"),
+              asset: keep("asset"),
+              network: keep("network"),
+              pay_to: keep("pay_to"),
+              valid_after: keep("valid_after"),
+              valid_before: keep("valid_before"),
+              reason: keep("reason"),
+              message: keep("message"),
+              tx_hash: keep("tx_hash"),
+            }),
+          )
+          .returning("id"),
+      )
+      .insertInto("payment_events")
+      .columns(["payment_id", "status", "at", "details"])
+      .expression((eb) => eb.selectFrom("saved").select(["saved.id", sql<string>`${status}::text`.as("status"), sql<number>`${at}::bigint`.as("at"), sql<string>`${detailsJson}::jsonb`.as("details")]))
+      .execute();
   }
 
   async get(id: string): Promise<PaymentRecord | undefined> {

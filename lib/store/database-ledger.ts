@@ -1,9 +1,9 @@
 import "server-only";
 /**
- * The spending ledger in the database. Each reservation is a row; `reserve` runs in a
- * transaction that first takes a per-payer advisory lock, so concurrent reservations of one
- * payer (from any number of instances) are checked one after another against the daily limit,
- * and other payers are never blocked.
+ * The spending ledger in the database. Each reservation is a row; `reserve` calls a function
+ * (migration 0002) that first takes a per-payer advisory lock, so concurrent reservations of
+ * one payer (from any number of instances) are checked one after another against the daily
+ * limit, and other payers are never blocked. Every call is one statement, so one round trip.
  */
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
@@ -30,38 +30,34 @@ export class DatabaseLedger implements SpendingLedger {
     const amount = checkAmount(input.amount, "amount");
     const dailyLimit = checkAmount(input.dailyLimit, "dailyLimit");
     const now = resolveNow(input.now);
-    return this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`ledger:${payer}`}))`.execute(trx);
-      const existing = await trx.selectFrom("budget_reservations").select(["payer", "amount"]).where("reservation_id", "=", reservationId).executeTakeFirst();
-      if (existing) {
-        if (existing.payer !== payer || BigInt(existing.amount) !== amount) {
-          throw new Error(`reservationId ${reservationId} was already used for a different payer or amount`);
-        }
-        return { ok: true } as const;
-      }
-      const { settled, reserved } = await sumFor(trx, payer, now);
-      if (settled + reserved + amount > dailyLimit) return { ok: false, reason: "daily", spent: settled, reserved, dailyLimit } as const;
-      await trx
-        .insertInto("budget_reservations")
-        .values({ reservation_id: reservationId, payer, amount: amount.toString(), state: "reserved", tx_hash: null, expires_at: now + RESERVATION_TTL_MS, committed_at: null })
-        .execute();
-      return { ok: true } as const;
-    });
+    // One round trip: lock, sums and insert happen inside reserve_budget (migration 0002).
+    const { rows } = await sql<{ r_outcome: "ok" | "conflict" | "daily"; r_settled: string; r_reserved: string }>`
+      SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
+      FROM reserve_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db);
+    const row = rows[0];
+    if (!row) throw new Error("reserve_budget returned no row");
+    if (row.r_outcome === "conflict") throw new Error(`reservationId ${reservationId} was already used for a different payer or amount`);
+    if (row.r_outcome === "daily") return { ok: false, reason: "daily", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit };
+    return { ok: true };
   }
 
   async commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult> {
     checkReservationId(reservationId);
     const txHash = checkTxHash(options.txHash);
     const now = resolveNow(options.now);
-    return this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom("budget_reservations").selectAll().where("reservation_id", "=", reservationId).forUpdate().executeTakeFirst();
-      if (!row) return { status: "not-found" } as const;
-      if (row.state === "committed") {
-        return { status: "already-committed", entry: { reservationId, amount: BigInt(row.amount), txHash: row.tx_hash ?? "", at: Number(row.committed_at) } } as const;
-      }
-      await trx.updateTable("budget_reservations").set({ state: "committed", tx_hash: txHash, committed_at: now }).where("reservation_id", "=", reservationId).execute();
-      return { status: "committed", entry: { reservationId, amount: BigInt(row.amount), txHash, at: now } } as const;
-    });
+    // The row lock of the UPDATE decides between concurrent commits: the loser re-reads the
+    // row, no longer finds it reserved, and reports what the winner recorded.
+    const committed = await this.db
+      .updateTable("budget_reservations")
+      .set({ state: "committed", tx_hash: txHash, committed_at: now })
+      .where("reservation_id", "=", reservationId)
+      .where("state", "=", "reserved")
+      .returning("amount")
+      .executeTakeFirst();
+    if (committed) return { status: "committed", entry: { reservationId, amount: BigInt(committed.amount), txHash, at: now } };
+    const row = await this.db.selectFrom("budget_reservations").selectAll().where("reservation_id", "=", reservationId).executeTakeFirst();
+    if (!row) return { status: "not-found" };
+    return { status: "already-committed", entry: { reservationId, amount: BigInt(row.amount), txHash: row.tx_hash ?? "", at: Number(row.committed_at) } };
   }
 
   async release(reservationId: string): Promise<ReleaseResult> {
