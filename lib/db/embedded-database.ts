@@ -1,8 +1,8 @@
 import "server-only";
 /**
- * Opens the embedded database (PGlite) fit for a server that also serves pages: it runs in a
- * worker thread (see pglite-worker.ts), its folder is created in a short-lived child process,
- * and Postgres gets small memory settings. Measured on a bare Node process: opening a new folder in-process (Postgres's
+ * Opens the embedded database (PGlite) with a footprint fit for a server that also serves
+ * pages: its folder is created in a short-lived child process, and Postgres gets small memory
+ * settings. Measured on a bare Node process: opening a new folder in-process (Postgres's
  * initdb) leaves about 650 MB resident, because WebAssembly memory never shrinks; opening an
  * existing folder takes about 350 MB with Postgres's default 128 MB of shared buffers and about
  * 220 MB with 16 MB. The tables here are small and the operating system caches the files, so
@@ -13,7 +13,6 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
-import { startPgliteWorker, type EmbeddedConnection } from "./pglite-worker";
 
 const MEMORY_SETTINGS = {
   shared_buffers: "16MB",
@@ -32,19 +31,12 @@ await database.close();`;
 const CREATE_TIMEOUT_MS = 120_000;
 
 /** `dataDir` absent: an in-memory database that ends with the process (tests). */
-export async function openEmbeddedDatabase(dataDir?: string): Promise<EmbeddedConnection> {
+export async function openEmbeddedDatabase(dataDir?: string): Promise<PGlite> {
   if (dataDir) await createFolderApart(dataDir);
   const startParams = [...PGlite.defaultStartParams, ...Object.entries(MEMORY_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
-  try {
-    return await startPgliteWorker({ dataDir, startParams });
-  } catch (error) {
-    // No worker (PGlite not found from the working directory): the same database in this
-    // thread, slower under load, never different.
-    console.error(JSON.stringify({ level: "warn", event: "database-worker-unavailable", error: String(error) }));
-    const database = new PGlite({ dataDir, startParams });
-    await database.waitReady;
-    return database;
-  }
+  const database = new PGlite({ dataDir, startParams });
+  await database.waitReady;
+  return database;
 }
 
 async function createFolderApart(dataDir: string): Promise<void> {

@@ -1,17 +1,17 @@
 import "server-only";
 /**
- * PGlite (Postgres compiled to WebAssembly, in a worker thread) behind the small pool interface
+ * PGlite (Postgres compiled to WebAssembly, in this process) behind the small pool interface
  * that Kysely's Postgres dialect expects, so the same SQL runs on the embedded database and on
  * a real Postgres server. PGlite has one connection: a mutex hands it to one Kysely
  * "connection" at a time, so a transaction's statements never interleave with another's.
  */
+import type { PGlite } from "@electric-sql/pglite";
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kysely";
-import type { EmbeddedConnection } from "./pglite-worker";
 
 type Command = PostgresQueryResult<unknown>["command"];
 const COMMANDS = new Set<Command>(["UPDATE", "DELETE", "INSERT", "SELECT", "MERGE"]);
 
-export function pglitePool(database: EmbeddedConnection): PostgresPool {
+export function pglitePool(database: PGlite): PostgresPool {
   let tail: Promise<void> = Promise.resolve();
   return {
     async connect(): Promise<PostgresPoolClient> {
