@@ -41,8 +41,11 @@ export const SearchQuery = z.object({
   ...Filters,
   query: z.string().trim().min(1, "query is required").max(500),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  /** Accepted for compatibility; every match fits in one page here. */
-  cursor: z.string().max(200).optional(),
+  /** The `cursor` of the previous page (an offset here; opaque to clients). */
+  cursor: z
+    .string()
+    .regex(/^o[0-9]{1,6}$/, "cursor is not one this facilitator gave")
+    .optional(),
 });
 
 type Filter = Pick<z.infer<typeof ListQuery>, keyof typeof Filters>;
@@ -56,11 +59,21 @@ function matchesFilters(item: DiscoveryItem, filter: Filter): boolean {
   return true;
 }
 
+/**
+ * A catalogue entry as the bazaar spec's `DiscoveryResource` has it: the devnet's own
+ * `metadata` stays in the facilitator, so no client can come to depend on it.
+ */
+export function toDiscoveryResource(item: DiscoveryItem): Omit<DiscoveryItem, "metadata"> {
+  const { metadata: _devnetOnly, ...resource } = item;
+  return resource;
+}
+
+/** `DiscoveryResourcesResponse`: `x402Version`, `items`, `pagination` ({ limit, offset, total }). */
 export function listDiscoveryItems(items: readonly DiscoveryItem[], query: z.infer<typeof ListQuery>) {
   const matching = items.filter((item) => matchesFilters(item, query));
   return {
     x402Version: 2,
-    items: matching.slice(query.offset, query.offset + query.limit),
+    items: matching.slice(query.offset, query.offset + query.limit).map(toDiscoveryResource),
     pagination: { limit: query.limit, offset: query.offset, total: matching.length },
   };
 }
@@ -70,21 +83,23 @@ function searchableFields(item: DiscoveryItem): SearchableFields {
 }
 
 /**
- * Keyword search, best match first. The matches are returned as `resources` (what the
- * official Bazaar client reads) and, identically, as `items` (the list endpoint's name).
+ * Keyword search, best match first, as `SearchDiscoveryResourcesResponse`: `x402Version`,
+ * `resources`, `partialResults` and `pagination` ({ limit, cursor }), the cursor naming the next
+ * page or null after the last.
  */
 export function searchDiscoveryItems(items: readonly DiscoveryItem[], query: z.infer<typeof SearchQuery>) {
   const ranked = rankBySearch(
     query.query,
     items.filter((item) => matchesFilters(item, query)),
     searchableFields,
-  ).slice(0, query.limit);
+  );
+  const offset = query.cursor ? Number(query.cursor.slice(1)) : 0;
+  const page = ranked.slice(offset, offset + query.limit);
+  const next = offset + page.length < ranked.length ? `o${offset + page.length}` : null;
   return {
     x402Version: 2,
-    query: query.query,
-    resources: ranked,
-    items: ranked,
+    resources: page.map(toDiscoveryResource),
     partialResults: false,
-    pagination: { limit: query.limit, cursor: null },
+    pagination: { limit: query.limit, cursor: next },
   };
 }

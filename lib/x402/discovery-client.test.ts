@@ -26,14 +26,41 @@ function item(resource: string, overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** A Bazaar answering in the spec's exact shapes: search in `resources`, the list in `items`. */
 function bazaar(items: unknown[]) {
   const requests: string[] = [];
   const fetch = async (input: string) => {
     requests.push(input);
-    const query = new URL(input).searchParams.get("query") ?? "all";
+    const url = new URL(input);
+    const query = url.searchParams.get("query") ?? "all";
     // Each query lists its own service, so every query adds a listing.
     const listed = items.length > 0 ? items : [item(`https://svc.example/${encodeURIComponent(query)}`)];
-    return new Response(JSON.stringify({ items: listed, resources: listed }), { headers: { "content-type": "application/json" } });
+    const body = url.pathname.endsWith("/search")
+      ? { x402Version: 2, resources: listed, partialResults: false, pagination: { limit: 20, cursor: null } }
+      : { x402Version: 2, items: listed, pagination: { limit: 100, offset: 0, total: listed.length } };
+    return Response.json(body);
+  };
+  return { fetch, requests };
+}
+
+/** A Bazaar of `count` services that pages its search by cursor and its list by offset. */
+function pagedBazaar(count: number, options: { search?: "spec" | "absent"; searchPageSize?: number; claimedTotal?: number; repeatCursor?: boolean } = {}) {
+  const services = Array.from({ length: count }, (_, index) => item(`https://svc.example/s${index}`, { serviceName: `Service ${index}`, description: index % 2 === 0 ? "weather data" : "prices" }));
+  const requests: URL[] = [];
+  const fetch = async (input: string) => {
+    const url = new URL(input);
+    requests.push(url);
+    if (url.pathname.endsWith("/search")) {
+      if (options.search === "absent") return new Response("not found", { status: 404 });
+      const size = options.searchPageSize ?? 2;
+      const offset = Number(url.searchParams.get("cursor")?.slice(1) ?? 0);
+      const page = services.slice(offset, offset + size);
+      const next = offset + size < services.length ? `c${options.repeatCursor ? 0 : offset + size}` : null;
+      return Response.json({ x402Version: 2, resources: page, partialResults: false, pagination: { limit: size, cursor: next } });
+    }
+    const limit = Number(url.searchParams.get("limit"));
+    const offset = Number(url.searchParams.get("offset"));
+    return Response.json({ x402Version: 2, items: services.slice(offset, offset + limit), pagination: { limit, offset, total: options.claimedTotal ?? services.length } });
   };
   return { fetch, requests };
 }
@@ -68,5 +95,51 @@ describe("discovery client", () => {
     expect(listing?.tags).toEqual(["ok"]);
     expect(listing?.description?.length).toBe(301);
     expect(listing?.description).not.toMatch(/[\u200b\n]/);
+  });
+
+  it("reads a search from `resources` and follows its cursor, a bounded number of pages", async () => {
+    const { fetch, requests } = pagedBazaar(9);
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example/x402", network: offlineNetwork, fetch });
+    const found = await client.find("weather");
+    expect(requests.map((url) => `${url.pathname}?${url.searchParams}`)).toEqual([
+      "/x402/discovery/search?query=weather&type=http&limit=20",
+      "/x402/discovery/search?query=weather&type=http&limit=20&cursor=c2",
+      "/x402/discovery/search?query=weather&type=http&limit=20&cursor=c4",
+    ]);
+    expect(found.map((listing) => listing.name)).toEqual(["Service 0", "Service 1", "Service 2", "Service 3", "Service 4", "Service 5"]);
+  });
+
+  it("stops at a cursor that does not move", async () => {
+    const { fetch, requests } = pagedBazaar(9, { repeatCursor: true });
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
+    const found = await client.find("weather");
+    expect(requests).toHaveLength(2);
+    expect(found.map((listing) => listing.name)).toEqual(["Service 0", "Service 1"]);
+  });
+
+  it("lists by offset pages until the total, and no further than five pages however large the total claimed", async () => {
+    const honest = pagedBazaar(250);
+    const all = await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: honest.fetch }).find();
+    expect(all).toHaveLength(250);
+    expect(honest.requests.map((url) => url.searchParams.get("offset"))).toEqual(["0", "100", "200"]);
+
+    const boastful = pagedBazaar(1_000, { claimedTotal: 1_000_000_000 });
+    const bounded = await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: boastful.fetch }).find();
+    expect(boastful.requests).toHaveLength(5);
+    expect(bounded).toHaveLength(500);
+  });
+
+  it("answers a search from the list when the facilitator has no search endpoint", async () => {
+    const { fetch, requests } = pagedBazaar(6, { search: "absent" });
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
+    const found = await client.find("weather forecast");
+    expect(requests.map((url) => url.pathname)).toEqual(["/discovery/search", "/discovery/resources"]);
+    expect(found.map((listing) => listing.name)).toEqual(["Service 0", "Service 2", "Service 4"]);
+  });
+
+  it("refuses a search answer in another shape (the list's `items`) rather than guessing", async () => {
+    const fetch = async () => Response.json({ x402Version: 2, items: [item("https://svc.example/weather")] });
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
+    await expect(client.find("weather")).rejects.toThrow();
   });
 });

@@ -1,9 +1,16 @@
 import "server-only";
 /**
- * Service discovery against the facilitator's Bazaar (`/discovery/resources` and
- * `/discovery/search`), cached briefly and filtered to what this deployment can pay.
+ * Service discovery against the facilitator's Bazaar, cached briefly and filtered to what this
+ * deployment can pay. The wire is the bazaar extension's, as `@x402/extensions`' `withBazaar`
+ * client speaks it: `GET /discovery/resources` answers `items` with offset `pagination`
+ * (`limit`, `offset`, `total`); `GET /discovery/search?query=` answers `resources`, optional
+ * `partialResults` and an optional `pagination` with a continuation `cursor`. The requests
+ * are our own rather than `withBazaar`'s because it calls the global fetch with no deadline
+ * and no size limit: here they go through the guarded fetch, and every page is checked with
+ * zod before anything of it is used. A facilitator without search (404, 405, 501) is served
+ * from its list, matched by keyword here.
  */
-import { sanitizeResourceServiceMetadata } from "@x402/extensions/bazaar";
+import { sanitizeResourceServiceMetadata, type DiscoveryResourcesResponse, type SearchDiscoveryResourcesResponse } from "@x402/extensions/bazaar";
 import { z } from "zod";
 import { formatUsdc } from "../money";
 import type { DiscoveredService } from "../stream";
@@ -24,12 +31,40 @@ const DiscoveryItem = z.looseObject({
   description: z.string().max(2000).optional().catch(undefined),
   serviceName: z.string().max(200).optional().catch(undefined),
   tags: z.array(z.string().max(64)).max(32).optional().catch(undefined),
-  metadata: z.record(z.string(), z.unknown()).optional().catch(undefined),
 });
 
-const DiscoveryPage = z.looseObject({
+/** `GET /discovery/resources`: offset pages. */
+const ListPage = z.looseObject({
   items: z.array(z.unknown()).max(1000),
+  pagination: z.looseObject({ limit: z.number().int().min(0), offset: z.number().int().min(0), total: z.number().int().min(0) }).optional().catch(undefined),
 });
+
+/** `GET /discovery/search`: ranked, optionally paged by an opaque cursor. */
+const SearchPage = z.looseObject({
+  resources: z.array(z.unknown()).max(1000),
+  partialResults: z.boolean().optional().catch(undefined),
+  pagination: z
+    .looseObject({ limit: z.number().int().min(0).optional(), cursor: z.string().min(1).max(2048).nullable().optional() })
+    .nullable()
+    .optional()
+    .catch(undefined),
+});
+
+// Whatever the package's own types allow must pass these schemas (checked when compiling).
+// (The mapped type turns the package's interfaces into plain object types, which may be
+// compared with the schemas' open index signatures.)
+type Accepts<Schema extends z.ZodType, Wire> = { [Key in keyof Wire]: Wire[Key] } extends z.input<Schema> ? true : never;
+export const WIRE_SHAPES_MATCH: [Accepts<typeof ListPage, DiscoveryResourcesResponse>, Accepts<typeof SearchPage, SearchDiscoveryResourcesResponse>] = [true, true];
+
+/** Pages read for one answer: enough for any catalogue a model can use, bounded for a hostile one. */
+const MAX_LIST_PAGES = 5;
+const LIST_PAGE_SIZE = 100;
+const MAX_SEARCH_PAGES = 3;
+const SEARCH_PAGE_SIZE = 20;
+/** A search stops following its cursor once this many payable services are found. */
+const ENOUGH_SEARCH_RESULTS = 20;
+/** Answers meaning "this facilitator has no search": fall back to its list. */
+const NO_SEARCH = new Set([404, 405, 501]);
 
 export type DiscoveryClientOptions = {
   facilitatorUrl: string;
@@ -59,56 +94,117 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
   const cache = new BoundedCache<string, ServiceListing[]>({ maxEntries: MAX_CACHED_QUERIES, ttlMs: ttl, now });
   const known = new BoundedCache<string, ServiceListing>({ maxEntries: MAX_KNOWN_LISTINGS });
 
-  async function load(path: string, signal?: AbortSignal): Promise<ServiceListing[]> {
-    const hit = cache.get(path);
-    if (hit) return hit;
+  async function getJson(path: string, signal?: AbortSignal): Promise<{ status: number; body?: unknown }> {
     const response = await options.fetch(new URL(path, withSlash(options.facilitatorUrl)).toString(), {
       headers: { accept: "application/json" },
       signal,
     });
     if (!response.ok) {
       await response.body?.cancel();
-      throw new Error(`discovery answered HTTP ${response.status}`);
+      return { status: response.status };
     }
-    const page = DiscoveryPage.parse(await response.json());
-    const listings: ServiceListing[] = [];
-    for (const raw of page.items) {
-      const item = DiscoveryItem.safeParse(raw);
-      if (!item.success) continue;
-      const selection = selectPayableRequirement({ x402Version: item.data.x402Version as 1 | 2, accepts: item.data.accepts }, options.network);
-      if (!selection.ok) continue;
-      // Catalogue text is the service's: the bazaar's own metadata rules for the name and tags,
-      // and the same kind of cleaning for the description, before it reaches the model or page.
-      const metadata = sanitizeResourceServiceMetadata({ url: item.data.resource, serviceName: item.data.serviceName, tags: item.data.tags } as never);
-      const listing: ServiceListing = {
-        name: metadata.serviceName ?? sanitizeServiceText(new URL(item.data.resource).pathname, 64),
-        resource: item.data.resource,
-        description: item.data.description === undefined ? undefined : sanitizeServiceText(item.data.description, MAX_DESCRIPTION_CHARS),
-        price: formatUsdc(selection.option.amount),
-        amount: selection.option.amount,
-        network: selection.option.network,
-        x402Version: item.data.x402Version,
-        tags: metadata.tags ?? [],
-      };
-      listings.push(listing);
-      known.set(stripQuery(listing.resource), listing);
+    return { status: response.status, body: await response.json() };
+  }
+
+  function toListing(raw: unknown): ServiceListing | undefined {
+    const item = DiscoveryItem.safeParse(raw);
+    if (!item.success) return undefined;
+    const selection = selectPayableRequirement({ x402Version: item.data.x402Version as 1 | 2, accepts: item.data.accepts }, options.network);
+    if (!selection.ok) return undefined;
+    // Catalogue text is the service's: the bazaar's own metadata rules for the name and tags,
+    // and the same kind of cleaning for the description, before it reaches the model or page.
+    const metadata = sanitizeResourceServiceMetadata({ url: item.data.resource, serviceName: item.data.serviceName, tags: item.data.tags } as never);
+    const listing: ServiceListing = {
+      name: metadata.serviceName ?? sanitizeServiceText(new URL(item.data.resource).pathname, 64),
+      resource: item.data.resource,
+      description: item.data.description === undefined ? undefined : sanitizeServiceText(item.data.description, MAX_DESCRIPTION_CHARS),
+      price: formatUsdc(selection.option.amount),
+      amount: selection.option.amount,
+      network: selection.option.network,
+      x402Version: item.data.x402Version,
+      tags: metadata.tags ?? [],
+    };
+    known.set(stripQuery(listing.resource), listing);
+    return listing;
+  }
+
+  function collect(into: Map<string, ServiceListing>, raws: unknown[]): void {
+    for (const raw of raws) {
+      const listing = toListing(raw);
+      // A resource listed twice (on two pages, or twice on one) counts once.
+      if (listing && !into.has(listing.resource)) into.set(listing.resource, listing);
     }
-    cache.set(path, listings);
+  }
+
+  async function listAll(signal?: AbortSignal): Promise<ServiceListing[]> {
+    const found = new Map<string, ServiceListing>();
+    for (let page = 0, offset = 0; page < MAX_LIST_PAGES; page += 1) {
+      const answer = await getJson(`discovery/resources?type=http&limit=${LIST_PAGE_SIZE}&offset=${offset}`, signal);
+      if (answer.body === undefined) throw new Error(`discovery answered HTTP ${answer.status}`);
+      const { items, pagination } = ListPage.parse(answer.body);
+      collect(found, items);
+      offset += items.length;
+      // Without a total the page itself says whether more may follow: a short page is the last.
+      const more = pagination ? offset < pagination.total : items.length >= LIST_PAGE_SIZE;
+      if (items.length === 0 || !more) break;
+    }
+    return [...found.values()];
+  }
+
+  async function search(query: string, signal?: AbortSignal): Promise<ServiceListing[]> {
+    const found = new Map<string, ServiceListing>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_SEARCH_PAGES; page += 1) {
+      const parameters = new URLSearchParams({ query, type: "http", limit: String(SEARCH_PAGE_SIZE) });
+      if (cursor) parameters.set("cursor", cursor);
+      const answer = await getJson(`discovery/search?${parameters}`, signal);
+      if (answer.body === undefined) {
+        if (page === 0 && NO_SEARCH.has(answer.status)) return matchLocally(query, await cached("list", () => listAll(signal)));
+        throw new Error(`discovery search answered HTTP ${answer.status}`);
+      }
+      const result = SearchPage.parse(answer.body);
+      collect(found, result.resources);
+      const next = result.pagination?.cursor ?? undefined;
+      if (!next || next === cursor || result.resources.length === 0 || found.size >= ENOUGH_SEARCH_RESULTS) break;
+      cursor = next;
+    }
+    return [...found.values()];
+  }
+
+  async function cached(key: string, load: () => Promise<ServiceListing[]>): Promise<ServiceListing[]> {
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const listings = await load();
+    cache.set(key, listings);
     return listings;
   }
 
   return {
     find(query, signal) {
-      const trimmed = query?.trim();
-      const path = trimmed
-        ? `discovery/search?query=${encodeURIComponent(trimmed.slice(0, 200))}`
-        : "discovery/resources?type=http&limit=100&offset=0";
-      return load(path, signal);
+      const trimmed = query?.trim().slice(0, 200);
+      return trimmed ? cached(`search:${trimmed}`, () => search(trimmed, signal)) : cached("list", () => listAll(signal));
     },
     lookup(resource) {
       return known.get(stripQuery(resource));
     },
   };
+}
+
+/**
+ * Keyword match for a facilitator without search: listings naming more of the query's words
+ * (in name, tags, description or URL) first; listings naming none are left out.
+ */
+export function matchLocally(query: string, listings: readonly ServiceListing[]): ServiceListing[] {
+  const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 2))];
+  if (words.length === 0) return [...listings];
+  return listings
+    .map((listing, index) => {
+      const text = [listing.name, listing.description ?? "", listing.resource, ...listing.tags].join(" ").toLowerCase();
+      return { listing, index, score: words.filter((word) => text.includes(word)).length };
+    })
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .map((entry) => entry.listing);
 }
 
 function withSlash(url: string): string {

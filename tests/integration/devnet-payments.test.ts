@@ -222,6 +222,7 @@ describe("discovery", () => {
     const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?type=http&limit=50`);
     expect(response.status).toBe(200);
     const list = (await response.json()) as ListResponse;
+    expect(Object.keys(list).sort()).toEqual(["items", "pagination", "x402Version"]);
     expect(list.pagination).toEqual({ limit: 50, offset: 0, total: devnet.services.length });
     for (const service of devnet.services) {
       const item = list.items.find((entry) => entry.resource === service.url);
@@ -250,11 +251,33 @@ describe("discovery", () => {
   ])("search %j ranks %s first", async (query, expected) => {
     const response = await fetch(`${devnet.facilitatorUrl}/discovery/search?${new URLSearchParams({ query })}`);
     expect(response.status).toBe(200);
-    const result = (await response.json()) as ListResponse & { resources: ListResponse["items"] };
+    const result = (await response.json()) as Record<string, unknown> & { resources: ListResponse["items"] };
     const expectedUrl = devnet.services.find((service) => service.name === expected)?.url;
-    expect(result.items[0]?.resource).toBe(expectedUrl);
     expect(result.resources[0]?.resource).toBe(expectedUrl);
-    expect(result.items[0]).toMatchObject({ type: "http", serviceName: expect.any(String), tags: expect.any(Array), lastUpdated: expect.any(String) });
+    expect(result.resources[0]).toMatchObject({ type: "http", serviceName: expect.any(String), tags: expect.any(Array), lastUpdated: expect.any(String) });
+    // The spec's fields and no others: a client that reads anything else fails here first.
+    expect(Object.keys(result).sort()).toEqual(["pagination", "partialResults", "resources", "x402Version"]);
+    for (const resource of result.resources) expect(resource).not.toHaveProperty("metadata");
+  });
+
+  it("pages a search with an opaque cursor until it answers null", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page += 1) {
+      const parameters = new URLSearchParams({ query: "weather price news report rates sentiment", limit: "2" });
+      if (cursor) parameters.set("cursor", cursor);
+      const response = await fetch(`${devnet.facilitatorUrl}/discovery/search?${parameters}`);
+      const result = (await response.json()) as { resources: { resource: string }[]; pagination: { limit: number; cursor: string | null } };
+      expect(result.resources.length).toBeLessThanOrEqual(2);
+      seen.push(...result.resources.map((resource) => resource.resource));
+      cursor = result.pagination.cursor;
+      if (cursor === null) break;
+    }
+    expect(cursor).toBeNull();
+    expect(seen.length).toBeGreaterThan(2);
+    expect(new Set(seen).size).toBe(seen.length);
+    const forged = await fetch(`${devnet.facilitatorUrl}/discovery/search?query=data&cursor=${encodeURIComponent("' OR 1=1")}`);
+    expect(forged.status).toBe(400);
   });
 
   it("answers the official Bazaar client", async () => {
