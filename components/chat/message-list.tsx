@@ -1,9 +1,26 @@
 "use client";
 
-import { useLayoutEffect, useRef, type ReactNode } from "react";
+import dynamic from "next/dynamic";
+import { useEffect, useLayoutEffect, useRef, type ReactNode } from "react";
 import type { Turn } from "@/lib/client/chat-state";
 import type { ApprovalRequest } from "@/lib/stream";
-import { AssistantMessage } from "./assistant-message";
+
+const loadAssistantMessage = () => import("./assistant-message").then((module) => module.AssistantMessage);
+
+/**
+ * An answer's rendering (Markdown, discovery and payment cards) is not part of the page's first
+ * load: an empty chat shows none of it. It is fetched as soon as the browser is idle after the
+ * page starts, so it is there before the first answer; until then an answer shows as a pending
+ * bubble.
+ */
+const AssistantMessage = dynamic(loadAssistantMessage, {
+  ssr: false,
+  loading: () => (
+    <article className="message message--assistant" aria-busy="true" aria-label="Agent">
+      <p className="message__pending">…</p>
+    </article>
+  ),
+});
 
 export type MessageListProps = {
   turns: readonly Turn[];
@@ -19,6 +36,16 @@ const FOLLOW_THRESHOLD = 96;
 export function MessageList({ turns, idle, onSigned, onReject, emptyState }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
+
+  useEffect(() => {
+    const prefetch = () => void loadAssistantMessage();
+    if (typeof window.requestIdleCallback === "function") {
+      const handle = window.requestIdleCallback(prefetch, { timeout: 2_000 });
+      return () => window.cancelIdleCallback(handle);
+    }
+    const timer = setTimeout(prefetch, 200);
+    return () => clearTimeout(timer);
+  }, []);
 
   // Follow new content only while the reader is at the bottom; never yank them back up or down.
   useLayoutEffect(() => {
