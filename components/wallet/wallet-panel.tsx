@@ -1,7 +1,6 @@
 "use client";
 
 import { useEffect } from "react";
-import { erc20Abi } from "viem";
 import { useConnect, useConnection, useConnectors, useDisconnect, useReadContract, useSwitchChain } from "wagmi";
 import { formatUsdc } from "@/lib/money";
 import { shortHex } from "@/lib/client/format";
@@ -9,6 +8,11 @@ import { useNetwork } from "@/lib/client/network-context";
 import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
 import { LOCAL_DEMO_CONNECTOR_ID, LOCAL_DEMO_WALLET_LABEL } from "@/lib/client/wallet-config";
+
+/** The one ERC-20 read the panel makes; viem's whole `erc20Abi` would ship every entry to the page. */
+const BALANCE_OF_ABI = [
+  { type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "account", type: "address" }], outputs: [{ name: "", type: "uint256" }] },
+] as const;
 
 export type WalletPanelProps = {
   /** Changes whenever a payment settles, so the balance is read again. */
@@ -25,7 +29,7 @@ export function WalletPanel({ refreshKey }: WalletPanelProps) {
   const address = connection.address;
   const balance = useReadContract({
     address: network.usdc,
-    abi: erc20Abi,
+    abi: BALANCE_OF_ABI,
     functionName: "balanceOf",
     args: address ? [address] : undefined,
     chainId: network.chainId,

@@ -1,14 +1,13 @@
 /**
- * The chat request body of the spec (section 2), validated at the edge. Shared with the
- * browser so the page sends exactly what the server accepts.
+ * The chat request body of the spec (section 2), validated at the edge. The browser shares its
+ * types and size limits (chat-size-limits.ts), so the page sends exactly what the server accepts.
  */
 import { getAddress, isAddress, zeroAddress } from "viem";
 import { z } from "zod";
 import { SpendingLimitsInput } from "../limits/spending-limits-input";
+import { MAX_MESSAGE_CHARS, MAX_MESSAGES, MAX_TOTAL_CHARS } from "./chat-size-limits";
 
-export const MAX_MESSAGES = 100;
-export const MAX_MESSAGE_CHARS = 16_000;
-export const MAX_TOTAL_CHARS = 64_000;
+export { MAX_MESSAGE_CHARS, MAX_MESSAGES, MAX_TOTAL_CHARS };
 /** The largest body the route reads, in bytes; larger bodies are refused before parsing. */
 export const MAX_BODY_BYTES = 256 * 1024;
 

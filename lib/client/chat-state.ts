@@ -4,8 +4,8 @@
  * each thing shows where it happened in the stream. A "my wallet" purchase spans two requests
  * (quote, then signed payment) that both write into the same turn.
  */
-import type { ChatMessage } from "@/lib/chat/chat-request";
-import { MAX_MESSAGES, MAX_TOTAL_CHARS, type ChatRequestInput } from "@/lib/chat/chat-request";
+import type { ChatMessage, ChatRequestInput } from "@/lib/chat/chat-request";
+import { MAX_MESSAGES, MAX_TOTAL_CHARS } from "@/lib/chat/chat-size-limits";
 import {
   isForwardStatus,
   type ApprovalRequest,
