@@ -23,6 +23,11 @@ export function DiscoveryCard({ view }: { view: PaymentView }) {
                 {service.price ? <span className="service-list__price">{service.price} USDC</span> : null}
               </div>
               {service.description ? <p className="service-list__description">{service.description}</p> : null}
+              {service.usage ? (
+                <p className="service-list__usage" data-testid="service-usage">
+                  <code>{service.usage}</code>
+                </p>
+              ) : null}
               <p className="service-list__meta">
                 {hostOf(service.resource)}
                 {service.network ? ` · ${networkName(service.network, network)}` : ""}

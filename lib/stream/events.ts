@@ -65,6 +65,8 @@ export const DiscoveredService = z.object({
   price: UsdcDecimal.optional(),
   network: z.string().optional(),
   x402Version: z.number().int().optional(),
+  /** How to call it, from what the service declared (method, parameters, body), in one line. */
+  usage: z.string().max(800).optional(),
 });
 export type DiscoveredService = z.infer<typeof DiscoveredService>;
 

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { formatUsdc } from "../money";
 import type { DiscoveredService } from "../stream";
 import { BoundedCache } from "./bounded-cache";
+import { readInputContract, type InputContract } from "./input-contract";
 import { selectPayableRequirement, type PayableNetwork } from "./payment-requirements";
 import { sanitizeServiceText } from "./service-text";
 
@@ -31,6 +32,7 @@ const DiscoveryItem = z.looseObject({
   description: z.string().max(2000).optional().catch(undefined),
   serviceName: z.string().max(200).optional().catch(undefined),
   tags: z.array(z.string().max(64)).max(32).optional().catch(undefined),
+  extensions: z.record(z.string(), z.unknown()).optional().catch(undefined),
 });
 
 /** `GET /discovery/resources`: offset pages. */
@@ -78,6 +80,8 @@ export type ServiceListing = DiscoveredService & {
   /** Base units of the cheapest payable option. */
   amount: bigint;
   tags: string[];
+  /** How to call it, when the listing declares it (see input-contract.ts). */
+  input?: InputContract;
 };
 
 export type DiscoveryClient = {
@@ -124,6 +128,8 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
       x402Version: item.data.x402Version,
       tags: metadata.tags ?? [],
     };
+    const input = readInputContract(item.data);
+    if (input) listing.input = input;
     known.set(stripQuery(listing.resource), listing);
     return listing;
   }

@@ -57,7 +57,7 @@ function agentPurchaseScript(): ScriptedResponse {
         id: "discovery_1",
         status: "discovered",
         services: [
-          { name: "Weather Now", resource: quote.resource, price: "0.01", description: "Current weather", x402Version: 2 },
+          { name: "Weather Now", resource: quote.resource, price: "0.01", description: "Current weather", x402Version: 2, usage: "GET ?city=<string, required, e.g. Lisbon: City name>" },
           { name: "Premium Report", resource: "http://127.0.0.1:4022/report", price: "5", x402Version: 2 },
         ],
       },
@@ -118,6 +118,8 @@ describe("chat page rendering (scripted streams)", () => {
 
       expect(await page.getByTestId("discovery-card").getAttribute("data-status")).toBe("discovered");
       expect(await page.getByTestId("discovered-service").count()).toBe(2);
+      // How to call a service is shown as text, only where the service declared it.
+      expect(await page.getByTestId("service-usage").allInnerTexts()).toEqual(["GET ?city=<string, required, e.g. Lisbon: City name>"]);
       expect(await page.getByTestId("stream-error").innerText()).toContain("The service answered slowly.");
       expect(await page.getByTestId("finish-reason").getAttribute("data-reason")).toBe("payment-complete");
 

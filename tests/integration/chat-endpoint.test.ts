@@ -78,6 +78,9 @@ describe("finish reasons from real requests", () => {
     expect(statusesOf(result, id!)).toEqual(["quoted", "signing", "verifying", "confirmed", "delivered"]);
     const discovery = result.payments.filter((payment) => payment.id.startsWith("disc_")).map((payment) => payment.status);
     expect(discovery).toEqual(["discovering", "discovered"]);
+    // Each listing carries how to call it, as the service declared it in its bazaar extension.
+    const listed = result.payments.find((payment) => payment.status === "discovered")?.services ?? [];
+    expect(listed.find((service) => service.name === "Devnet Weather")?.usage).toMatch(/^GET \?city=<string, required, e\.g\. [^>]+>$/);
 
     const confirmed = result.payments.find((payment) => payment.status === "confirmed") as PaymentEvent;
     const confirmedIndex = result.events.findIndex((event) => event.type === "payment" && event.payment.status === "confirmed");

@@ -15,7 +15,7 @@ export const CALL_PAID_SERVICE_TOOL = "call_paid_service";
 export function createCallPaidServiceTool(run: AgentRun) {
   return tool({
     description:
-      "Call a paid x402 HTTP service found with discover_services (or given by the user), paying in USDC within the user's spending limits, and return its data. Put request parameters in the URL query string (e.g. ?city=Lisbon). Payment limits, payee and amount are enforced by the system, not by you.",
+      "Call a paid x402 HTTP service found with discover_services (or given by the user), paying in USDC within the user's spending limits, and return its data. Call it as the service's usage from discover_services says: query parameters in the URL's query string, path parameters in its path, a JSON body for POST. Payment limits, payee and amount are enforced by the system, not by you.",
     inputSchema: z.object({
       url: z.url({ protocol: /^https?$/ }).max(2048).describe("The service's resource URL with query parameters"),
       method: z.enum(["GET", "POST"]).default("GET"),

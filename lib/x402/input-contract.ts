@@ -1,0 +1,219 @@
+/**
+ * How to call a listed service, read from what the bazaar spec lets a service declare: in x402
+ * v2 the `bazaar` extension (`info.input` with its example values, `schema` with types, required
+ * fields and descriptions, `routeTemplate` for path parameters); in v1 the payment requirement's
+ * `outputSchema.input` (`queryParams`, `bodyType`, `bodyFields`, each a type name or a field
+ * description). Everything here is the service's own text: read leniently (a malformed part is
+ * left out, never fatal), cleaned and bounded, so a listing stays small and cannot speak for us.
+ */
+import { z } from "zod";
+import { sanitizeServiceText } from "./service-text";
+
+export const CALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type CallMethod = (typeof CALL_METHODS)[number];
+export type BodyType = "json" | "form-data" | "text";
+
+export type ParameterSpec = { name: string; type?: string; required: boolean; description?: string; example?: string };
+
+export type InputContract = {
+  method: CallMethod;
+  query: ParameterSpec[];
+  path: ParameterSpec[];
+  /** e.g. `/users/:id`, when the service declared one. */
+  routeTemplate?: string;
+  body?: { type: BodyType; fields: ParameterSpec[]; example?: string };
+  outputExample?: string;
+};
+
+const MAX_PARAMETERS = 12;
+const MAX_NAME_CHARS = 40;
+const MAX_DESCRIPTION_CHARS = 120;
+const MAX_EXAMPLE_CHARS = 200;
+const MAX_OUTPUT_EXAMPLE_CHARS = 300;
+/** The one-line description a model and the page see, at most. */
+export const MAX_USAGE_CHARS = 700;
+
+const AnyRecord = z.record(z.string(), z.unknown());
+const optionalRecord = AnyRecord.optional().catch(undefined);
+
+const ParamMapSchema = z.looseObject({ properties: optionalRecord, required: z.array(z.string()).optional().catch(undefined) });
+
+const BazaarExtension = z.looseObject({
+  info: z.looseObject({
+    input: z.looseObject({
+      method: z.string().optional().catch(undefined),
+      queryParams: optionalRecord,
+      pathParams: optionalRecord,
+      bodyType: z.enum(["json", "form-data", "text"]).optional().catch(undefined),
+      body: z.unknown().optional(),
+    }),
+    output: z.looseObject({ example: z.unknown().optional() }).optional().catch(undefined),
+  }),
+  schema: z
+    .looseObject({
+      properties: z.looseObject({
+        input: z.looseObject({
+          properties: z.looseObject({
+            queryParams: ParamMapSchema.optional().catch(undefined),
+            pathParams: ParamMapSchema.optional().catch(undefined),
+            body: ParamMapSchema.optional().catch(undefined),
+          }),
+        }),
+      }),
+    })
+    .optional()
+    .catch(undefined),
+  routeTemplate: z.string().max(300).optional().catch(undefined),
+});
+
+const V1Input = z.looseObject({
+  method: z.string().optional().catch(undefined),
+  queryParams: optionalRecord,
+  bodyType: z.string().optional().catch(undefined),
+  bodyFields: optionalRecord,
+});
+
+/** The contract of a discovered resource, or `undefined` when it declares none. */
+export function readInputContract(resource: { x402Version: number; accepts: readonly Record<string, unknown>[]; extensions?: unknown }): InputContract | undefined {
+  if (resource.x402Version >= 2) {
+    const extensions = AnyRecord.safeParse(resource.extensions);
+    const bazaar = BazaarExtension.safeParse(extensions.success ? extensions.data.bazaar : undefined);
+    return bazaar.success ? fromBazaar(bazaar.data) : undefined;
+  }
+  for (const accept of resource.accepts) {
+    const outputSchema = AnyRecord.safeParse(accept.outputSchema);
+    if (!outputSchema.success) continue;
+    const input = V1Input.safeParse(outputSchema.data.input);
+    if (input.success) return fromV1(input.data, outputSchema.data.output);
+  }
+  return undefined;
+}
+
+function fromBazaar(bazaar: z.infer<typeof BazaarExtension>): InputContract {
+  const { input, output } = bazaar.info;
+  const schema = bazaar.schema?.properties.input.properties;
+  const bodyType = input.bodyType;
+  const contract: InputContract = {
+    method: methodOf(input.method, bodyType !== undefined),
+    query: parameters(input.queryParams, schema?.queryParams),
+    path: parameters(input.pathParams, schema?.pathParams),
+  };
+  const route = bazaar.routeTemplate === undefined ? undefined : sanitizeServiceText(bazaar.routeTemplate, 120);
+  if (route) contract.routeTemplate = route;
+  if (bodyType) {
+    const example = AnyRecord.safeParse(input.body);
+    contract.body = { type: bodyType, fields: parameters(example.success ? example.data : undefined, schema?.body) };
+    if (input.body !== undefined) contract.body.example = exampleText(input.body, MAX_EXAMPLE_CHARS);
+  }
+  if (output?.example !== undefined) contract.outputExample = exampleText(output.example, MAX_OUTPUT_EXAMPLE_CHARS);
+  return contract;
+}
+
+function fromV1(input: z.infer<typeof V1Input>, output: unknown): InputContract {
+  const bodyType = input.bodyType === "json" || input.bodyType === "form-data" || input.bodyType === "text" ? input.bodyType : undefined;
+  const contract: InputContract = {
+    method: methodOf(input.method, bodyType !== undefined),
+    query: fieldDescriptions(input.queryParams),
+    path: [],
+  };
+  if (bodyType) contract.body = { type: bodyType, fields: fieldDescriptions(input.bodyFields) };
+  if (output !== undefined && output !== null) contract.outputExample = exampleText(output, MAX_OUTPUT_EXAMPLE_CHARS);
+  return contract;
+}
+
+function methodOf(declared: string | undefined, hasBody: boolean): CallMethod {
+  const upper = declared?.toUpperCase();
+  if (CALL_METHODS.includes(upper as CallMethod)) return upper as CallMethod;
+  return hasBody ? "POST" : "GET";
+}
+
+/** v2: names from the example values and the schema's properties; types, required and descriptions from the schema. */
+function parameters(examples: Record<string, unknown> | undefined, schema: z.infer<typeof ParamMapSchema> | undefined): ParameterSpec[] {
+  const names = [...new Set([...Object.keys(schema?.properties ?? {}), ...Object.keys(examples ?? {})])];
+  const required = new Set(schema?.required ?? []);
+  const specs: ParameterSpec[] = [];
+  for (const raw of names) {
+    const name = parameterName(raw);
+    if (!name) continue;
+    const property = AnyRecord.safeParse(schema?.properties?.[raw]);
+    const spec: ParameterSpec = { name, required: required.has(raw) };
+    if (property.success) describeField(spec, property.data);
+    if (examples && raw in examples) spec.example = exampleText(examples[raw], 60);
+    specs.push(spec);
+    if (specs.length === MAX_PARAMETERS) break;
+  }
+  return specs;
+}
+
+/** v1: each field is a type name ("string") or a description ({ type, required, description }). */
+function fieldDescriptions(fields: Record<string, unknown> | undefined): ParameterSpec[] {
+  const specs: ParameterSpec[] = [];
+  for (const [raw, field] of Object.entries(fields ?? {})) {
+    const name = parameterName(raw);
+    if (!name) continue;
+    const spec: ParameterSpec = { name, required: false };
+    if (typeof field === "string") spec.type = typeName(field);
+    else {
+      const described = AnyRecord.safeParse(field);
+      if (described.success) {
+        describeField(spec, described.data);
+        spec.required = described.data.required === true;
+      }
+    }
+    specs.push(spec);
+    if (specs.length === MAX_PARAMETERS) break;
+  }
+  return specs;
+}
+
+function describeField(spec: ParameterSpec, field: Record<string, unknown>): void {
+  const type = typeName(field.type);
+  if (type) spec.type = type;
+  if (typeof field.description === "string") {
+    const description = sanitizeServiceText(field.description, MAX_DESCRIPTION_CHARS);
+    if (description) spec.description = description;
+  }
+}
+
+/** A parameter name as a service may use one in a URL or a JSON body; anything else is dropped. */
+function parameterName(raw: string): string | undefined {
+  return /^[A-Za-z0-9_.\-[\]]{1,40}$/.test(raw) && raw.length <= MAX_NAME_CHARS ? raw : undefined;
+}
+
+function typeName(value: unknown): string | undefined {
+  return typeof value === "string" && /^[a-z]{1,16}$/.test(value) ? value : undefined;
+}
+
+function exampleText(value: unknown, maxChars: number): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
+  } catch {
+    text = "";
+  }
+  return sanitizeServiceText(text, maxChars);
+}
+
+/**
+ * One line a model can follow, e.g. `GET ?city=<string, required: City name>` or
+ * `POST /v1/items/:id (id=<string, required>) JSON body {"text": string (required)}`.
+ */
+export function describeInputContract(contract: InputContract): string {
+  const parts: string[] = [contract.method];
+  if (contract.routeTemplate) parts.push(contract.routeTemplate);
+  if (contract.path.length > 0) parts.push(`path ${contract.path.map((parameter) => `${parameter.name}=<${detail(parameter)}>`).join(", ")}`);
+  if (contract.query.length > 0) parts.push(`?${contract.query.map((parameter) => `${parameter.name}=<${detail(parameter)}>`).join("&")}`);
+  if (contract.body) {
+    const fields = contract.body.fields.map((field) => `${JSON.stringify(field.name)}: ${detail(field)}`).join(", ");
+    parts.push(`${contract.body.type === "json" ? "JSON" : contract.body.type} body {${fields}}`);
+    if (contract.body.example) parts.push(`example body ${contract.body.example}`);
+  }
+  return sanitizeServiceText(parts.join(" "), MAX_USAGE_CHARS);
+}
+
+function detail(parameter: ParameterSpec): string {
+  const words = [parameter.type ?? "value"];
+  if (parameter.required) words.push("required");
+  if (parameter.example !== undefined && parameter.example !== "") words.push(`e.g. ${parameter.example}`);
+  return parameter.description ? `${words.join(", ")}: ${parameter.description}` : words.join(", ");
+}
