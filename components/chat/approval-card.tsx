@@ -116,6 +116,12 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
           {approval.method} {approval.resource}
         </code>
       </p>
+      {approval.body !== undefined ? (
+        <p className="approval-card__resource" data-testid="approval-body">
+          <span className="muted">with the body </span>
+          <code>{approval.body}</code>
+        </p>
+      ) : null}
 
       {expired ? (
         <p className="approval-card__outcome">This quote has expired. Ask again for a fresh quote.</p>

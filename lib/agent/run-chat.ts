@@ -102,7 +102,14 @@ export function startChatRun(
         messages.push(
           {
             role: "assistant",
-            content: [{ type: "tool-call", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, input: { url: input.approved.url, method: input.approved.method } }],
+            content: [
+              {
+                type: "tool-call",
+                toolCallId,
+                toolName: CALL_PAID_SERVICE_TOOL,
+                input: { url: input.approved.url, method: input.approved.method, ...(input.approved.body === undefined ? {} : { body: parseBody(input.approved.body) }) },
+              },
+            ],
           },
           {
             role: "tool",
@@ -178,4 +185,13 @@ function describeFailure(error: unknown, signal: AbortSignal): ErrorEvent {
     return { code: "aborted", message: "The request was stopped." };
   }
   return { code: "model_error", message: "The language model failed while answering. Any payment made is listed in the outcome." };
+}
+
+/** The approved body as the tool call's input showed it (a JSON object), or as text. */
+function parseBody(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
 }

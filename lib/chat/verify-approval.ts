@@ -61,6 +61,8 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     validBefore: BigInt(authorization.validBefore),
     requirements: option.requirements,
     intent: "",
+    // The quote's nonce covers the body it was made for: another body, or none, is a mismatch.
+    body: payload.resource.body,
   });
   if (!sameTerms || expectedNonce.toLowerCase() !== authorization.nonce.toLowerCase()) {
     throw new AppError("payment_required:mismatch");
@@ -79,6 +81,7 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     service: input.serviceName(payload.resource.url),
     url: payload.resource.url,
     method,
+    ...(payload.resource.body === undefined ? {} : { body: payload.resource.body }),
     option,
     resource: payload.x402Version === 2 ? { url: payload.resource.url } : undefined,
     typedData,

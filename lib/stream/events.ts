@@ -97,6 +97,9 @@ export const TransferAuthorizationTypedData = z.object({
 export type TransferAuthorizationTypedData = z.infer<typeof TransferAuthorizationTypedData>;
 
 /** A frozen quote awaiting the user's signature (docs/decisions.md, "Who pays, and approval"). */
+/** The largest request body a user's wallet can approve (it travels in the PAYMENT-SIGNATURE header). */
+export const MAX_APPROVAL_BODY_CHARS = 4096;
+
 export const ApprovalRequest = z.object({
   method: z.string(),
   resource: z.string(),
@@ -111,6 +114,8 @@ export const ApprovalRequest = z.object({
   /** The payment requirements exactly as the service sent them; echoed back when paying. */
   requirements: z.record(z.string(), z.unknown()),
   typedData: TransferAuthorizationTypedData,
+  /** The exact body the paid request will send (the signature covers it); echoed back when paying. */
+  body: z.string().max(MAX_APPROVAL_BODY_CHARS).optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 

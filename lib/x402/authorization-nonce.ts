@@ -23,6 +23,8 @@ export type NonceTerms = {
   requirements: Record<string, unknown>;
   /** What the payment is for, e.g. a tool call id; empty for user approvals. */
   intent: string;
+  /** The exact body the paid request sends, when it sends one: the payment is for that body. */
+  body?: string;
 };
 
 /** Deeper than this is refused: callers bound what they pass (see json-limits.ts); this is the backstop. */
@@ -61,6 +63,8 @@ export function deriveAuthorizationNonce(secret: string, terms: NonceTerms): `0x
     validBefore: terms.validBefore,
     requirements: terms.requirements,
     intent: terms.intent,
+    // Absent for a request without a body, so such nonces are as before.
+    body: terms.body,
   });
   return `0x${createHmac("sha256", secret).update(message).digest("hex")}`;
 }

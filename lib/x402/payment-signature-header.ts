@@ -4,7 +4,7 @@
  * signature. Browser-safe; the browser encodes it, the server decodes it.
  */
 import { z } from "zod";
-import { Address, type ApprovalRequest } from "../stream/events";
+import { Address, MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../stream/events";
 import { withinJsonLimits } from "./json-limits";
 
 export const PAYMENT_SIGNATURE_HEADER = "PAYMENT-SIGNATURE";
@@ -25,7 +25,7 @@ export type TransferAuthorization = z.infer<typeof TransferAuthorization>;
 
 export const PaymentSignaturePayload = z.strictObject({
   x402Version: z.number().int().min(1).max(2),
-  resource: z.strictObject({ url: z.string().max(2048), method: z.string().max(16) }),
+  resource: z.strictObject({ url: z.string().max(2048), method: z.string().max(16), body: z.string().max(MAX_APPROVAL_BODY_CHARS).optional() }),
   accepted: z.record(z.string(), z.unknown()),
   payload: z.strictObject({
     signature: z.string().regex(/^0x[0-9a-fA-F]+$/).max(1024),
@@ -50,7 +50,7 @@ function fromBase64(text: string): string {
 export function encodePaymentSignatureHeader(approval: ApprovalRequest, signature: `0x${string}`): string {
   const payload: PaymentSignaturePayload = {
     x402Version: approval.x402Version,
-    resource: { url: approval.resource, method: approval.method },
+    resource: approval.body === undefined ? { url: approval.resource, method: approval.method } : { url: approval.resource, method: approval.method, body: approval.body },
     accepted: approval.requirements,
     payload: { signature, authorization: approval.typedData.message as TransferAuthorization },
   };

@@ -94,6 +94,8 @@ export type ApprovedPayment = {
   service: string;
   url: string;
   method: PurchaseMethod;
+  /** The body the user's signature covers (bound by the nonce), sent as it was quoted. */
+  body?: string;
   option: PayableRequirement;
   resource: { url: string } | undefined;
   typedData: TransferTypedData;

@@ -13,7 +13,7 @@ import { reserveBudget } from "./reserve-budget";
 
 export async function runApprovedPurchase(
   deps: PurchaseDependencies,
-  request: Omit<PurchaseRequest, "payer" | "intent" | "url" | "method" | "service"> & { payer: `0x${string}` },
+  request: Omit<PurchaseRequest, "payer" | "intent" | "url" | "method" | "service" | "body"> & { payer: `0x${string}` },
   approved: ApprovedPayment,
 ): Promise<PurchaseOutcome> {
   const message = approved.typedData.message;
@@ -23,7 +23,7 @@ export async function runApprovedPurchase(
     service: approved.service,
     url: approved.url,
     method: approved.method,
-    body: request.body,
+    body: approved.body,
     option: approved.option,
     resource: approved.resource,
     validAfter: BigInt(message.validAfter),

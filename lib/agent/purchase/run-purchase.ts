@@ -9,7 +9,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { checkPayment } from "../../limits/check-payment";
 import { formatUsdc } from "../../money";
-import type { ApprovalRequest } from "../../stream";
+import { MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../../stream";
 import { deriveAuthorizationNonce } from "../../x402/authorization-nonce";
 import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
 import { buildTransferTypedData, toViemTypedData } from "../../x402/transfer-authorization";
@@ -93,6 +93,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     validBefore,
     requirements: option.requirements,
     intent: request.payer.kind === "user" ? "" : request.intent,
+    body: request.body,
   });
   const quote: Quote = {
     id: paymentIdForNonce(nonce),
@@ -135,6 +136,9 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
 
   // 6. With the user's wallet, stop here and ask for a signature.
   if (request.payer.kind === "user") {
+    if (request.body !== undefined && request.body.length > MAX_APPROVAL_BODY_CHARS) {
+      return failQuote("payment-failed", `The request body is longer than the ${MAX_APPROVAL_BODY_CHARS} characters a wallet approval can carry; nothing was signed.`);
+    }
     const approval: ApprovalRequest = {
       method: request.method,
       resource: request.url,
@@ -147,6 +151,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
       scheme: "exact",
       requirements: option.requirements,
       typedData,
+      ...(request.body === undefined ? {} : { body: request.body }),
     };
     request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, message: `Approve ${amount} USDC to ${request.service} in your wallet.` });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };
