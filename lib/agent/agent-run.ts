@@ -12,6 +12,7 @@ import type { NetworkConfig } from "../network/network-config";
 import type { Store } from "../store/store-types";
 import type { ApprovalRequest, StreamWriter } from "../stream";
 import type { ChainReader } from "../x402/chain-reader";
+import type { CallMethod } from "../x402/input-contract";
 import { stripQuery, type DiscoveryClient } from "../x402/discovery-client";
 import { PaymentTracker } from "./purchase/payment-tracker";
 import { purchaseOnce } from "./purchase/purchase-once";
@@ -45,7 +46,7 @@ export type AgentDependencies = {
 
 export type PurchaseCall = {
   url: string;
-  method: "GET" | "POST";
+  method: CallMethod;
   body?: string;
   intent: string;
   signal?: AbortSignal;

@@ -9,6 +9,7 @@ import type { ApprovedPayment } from "../agent/purchase/run-purchase";
 import { AppError } from "../errors";
 import type { NetworkConfig } from "../network/network-config";
 import { deriveAuthorizationNonce } from "../x402/authorization-nonce";
+import { isCallMethod } from "../x402/input-contract";
 import { decodePaymentSignatureHeader } from "../x402/payment-signature-header";
 import { selectPayableRequirement } from "../x402/payment-requirements";
 import { buildTransferTypedData, recoverAuthorizationSigner } from "../x402/transfer-authorization";
@@ -42,7 +43,7 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     throw new AppError("payment_required:expired");
   }
   const method = payload.resource.method.toUpperCase();
-  if (method !== "GET" && method !== "POST") throw new AppError("payment_required:mismatch", { details: "method" });
+  if (!isCallMethod(method)) throw new AppError("payment_required:mismatch", { details: "method" });
 
   const sameTerms =
     getAddress(authorization.from) === getAddress(input.walletAddress) &&

@@ -19,6 +19,7 @@ describe("readInputContract", () => {
     const contract = readInputContract(v2(extensions));
     expect(contract).toEqual({
       method: "GET",
+      methodInferred: true,
       query: [
         { name: "city", type: "string", required: true, description: "City name", example: "Lisbon" },
         { name: "units", type: "string", required: false, example: "metric" },
@@ -87,7 +88,7 @@ describe("readInputContract", () => {
     expect(readInputContract({ x402Version: 2, accepts: [{}], extensions: { bazaar: "nonsense" } })).toBeUndefined();
     expect(readInputContract({ x402Version: 1, accepts: [{ outputSchema: 7 }] })).toBeUndefined();
     const odd = readInputContract(v2({ bazaar: { info: { input: { queryParams: { city: "x" }, method: 42 } }, schema: { properties: "?" } } }));
-    expect(odd).toEqual({ method: "GET", query: [{ name: "city", required: false, example: "x" }], path: [] });
+    expect(odd).toEqual({ method: "GET", methodInferred: true, query: [{ name: "city", required: false, example: "x" }], path: [] });
   });
 
   it("keeps a hostile declaration small and its text clean", () => {

@@ -11,12 +11,15 @@ import { sanitizeServiceText } from "./service-text";
 
 export const CALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type CallMethod = (typeof CALL_METHODS)[number];
+export const isCallMethod = (value: string): value is CallMethod => (CALL_METHODS as readonly string[]).includes(value);
 export type BodyType = "json" | "form-data" | "text";
 
 export type ParameterSpec = { name: string; type?: string; required: boolean; description?: string; example?: string };
 
 export type InputContract = {
   method: CallMethod;
+  /** The service did not name its method; it was inferred (a body: POST, else GET). */
+  methodInferred?: true;
   query: ParameterSpec[];
   path: ParameterSpec[];
   /** e.g. `/users/:id`, when the service declared one. */
@@ -94,7 +97,7 @@ function fromBazaar(bazaar: z.infer<typeof BazaarExtension>): InputContract {
   const schema = bazaar.schema?.properties.input.properties;
   const bodyType = input.bodyType;
   const contract: InputContract = {
-    method: methodOf(input.method, bodyType !== undefined),
+    ...methodOf(input.method, bodyType !== undefined),
     query: parameters(input.queryParams, schema?.queryParams),
     path: parameters(input.pathParams, schema?.pathParams),
   };
@@ -112,7 +115,7 @@ function fromBazaar(bazaar: z.infer<typeof BazaarExtension>): InputContract {
 function fromV1(input: z.infer<typeof V1Input>, output: unknown): InputContract {
   const bodyType = input.bodyType === "json" || input.bodyType === "form-data" || input.bodyType === "text" ? input.bodyType : undefined;
   const contract: InputContract = {
-    method: methodOf(input.method, bodyType !== undefined),
+    ...methodOf(input.method, bodyType !== undefined),
     query: fieldDescriptions(input.queryParams),
     path: [],
   };
@@ -121,10 +124,10 @@ function fromV1(input: z.infer<typeof V1Input>, output: unknown): InputContract 
   return contract;
 }
 
-function methodOf(declared: string | undefined, hasBody: boolean): CallMethod {
+function methodOf(declared: string | undefined, hasBody: boolean): Pick<InputContract, "method" | "methodInferred"> {
   const upper = declared?.toUpperCase();
-  if (CALL_METHODS.includes(upper as CallMethod)) return upper as CallMethod;
-  return hasBody ? "POST" : "GET";
+  if (CALL_METHODS.includes(upper as CallMethod)) return { method: upper as CallMethod };
+  return { method: hasBody ? "POST" : "GET", methodInferred: true };
 }
 
 /** v2: names from the example values and the schema's properties; types, required and descriptions from the schema. */

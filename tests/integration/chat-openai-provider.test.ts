@@ -199,6 +199,37 @@ describe("the real OpenAI provider against a scripted model", () => {
     expect(await harness.usdcBalance(agent)).toBe(agentBefore);
     expect(await harness.usdcBalance(merchant)).toBe(merchantBefore);
   });
+  it("a call that leaves out what the service declared required is refused before any quote; nothing is paid", async () => {
+    const agent = harness.devnet.accounts.agent.address as `0x${string}`;
+    const agentBefore = await harness.usdcBalance(agent);
+    let refusal: { status?: string; message?: string } | undefined;
+    scenario = (request, turn) => {
+      switch (turn) {
+        case 0:
+          return { toolCalls: [{ name: "discover_services", arguments: { query: "weather" } }] };
+        case 1: {
+          const found = lastToolResult(request)?.content as { services: { resource: string; usage?: string }[] } | undefined;
+          const first = found?.services?.[0];
+          if (!first?.usage?.includes("city=")) throw new Error(`no usage in the discovery result: ${JSON.stringify(found)}`);
+          // The model forgets the city.
+          return { toolCalls: [{ name: "call_paid_service", arguments: { url: first.resource } }] };
+        }
+        case 2:
+          refusal = lastToolResult(request)?.content as typeof refusal;
+          return { text: "I need a city to ask for." };
+        default:
+          throw new Error(`unexpected model call ${turn}`);
+      }
+    };
+    const result = await harness.chat(userMessage("What's the weather?"));
+    expect(fake.problems).toEqual([]);
+    expect(refusal?.status).toBe("refused");
+    expect(refusal?.message).toMatch(/^Not called, nothing was paid: missing query parameter "city"\. The service's usage: GET \?city=/);
+    // No payment was ever quoted: the service was not asked for its price.
+    expect(result.payments.filter((payment) => !payment.id.startsWith("disc_"))).toEqual([]);
+    expect(result.finish).toMatchObject({ finishReason: "stop", txHash: null, payments: [] });
+    expect(await harness.usdcBalance(agent)).toBe(agentBefore);
+  });
 });
 
 async function expectModelUnavailable(response: Response) {

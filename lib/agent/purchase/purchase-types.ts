@@ -2,6 +2,7 @@
  * The shapes shared by the steps of a purchase: what it depends on, what is asked, the frozen
  * quote, and every outcome a purchase can have.
  */
+import type { CallMethod } from "../../x402/input-contract";
 import type { LocalAccount } from "viem";
 import type { EffectiveLimits } from "../../limits/spending-limits-input";
 import type { NetworkConfig } from "../../network/network-config";
@@ -40,7 +41,7 @@ export type PurchaseDependencies = {
 
 export type Payer = { kind: "agent"; account: LocalAccount } | { kind: "user"; address: `0x${string}` };
 
-export type PurchaseMethod = "GET" | "POST";
+export type PurchaseMethod = CallMethod;
 
 export type PurchaseRequest = {
   service: string;

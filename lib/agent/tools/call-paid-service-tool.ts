@@ -2,6 +2,8 @@ import "server-only";
 import { tool } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
+import { checkCall } from "../../x402/check-call";
+import { CALL_METHODS, describeInputContract } from "../../x402/input-contract";
 import { tooManyCalls } from "./too-many-calls";
 import { asUntrustedData } from "../purchase/service-data";
 import type { PurchaseOutcome } from "../purchase/run-purchase";
@@ -18,12 +20,19 @@ export function createCallPaidServiceTool(run: AgentRun) {
       "Call a paid x402 HTTP service found with discover_services (or given by the user), paying in USDC within the user's spending limits, and return its data. Call it as the service's usage from discover_services says: query parameters in the URL's query string, path parameters in its path, a JSON body for POST. Payment limits, payee and amount are enforced by the system, not by you.",
     inputSchema: z.object({
       url: z.url({ protocol: /^https?$/ }).max(2048).describe("The service's resource URL with query parameters"),
-      method: z.enum(["GET", "POST"]).default("GET"),
-      body: z.looseObject({}).optional().describe("JSON body for POST services"),
+      method: z.enum(CALL_METHODS).default("GET"),
+      body: z.looseObject({}).optional().describe("JSON body, for services whose usage names one"),
     }),
     execute: async ({ url, method, body }, { toolCallId, abortSignal }) => {
-      if (!run.admitToolCall(`call:${method}:${url}:${body ? JSON.stringify(body) : ""}`)) return tooManyCalls();
-      const outcome = await run.purchase({ url, method, body: body ? JSON.stringify(body) : undefined, intent: toolCallId, signal: abortSignal });
+      const bodyText = body ? JSON.stringify(body) : undefined;
+      if (!run.admitToolCall(`call:${method}:${url}:${bodyText ?? ""}`)) return tooManyCalls();
+      // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
+      const contract = run.discovery.lookup(url)?.input;
+      const check = contract ? checkCall(contract, { url, method, body: bodyText }) : { ok: true as const };
+      if (!check.ok) {
+        return describeOutcome({ status: "refused", message: `Not called, nothing was paid: ${check.problems.join("; ")}. The service's usage: ${describeInputContract(contract!)}` });
+      }
+      const outcome = await run.purchase({ url, method, body: bodyText, intent: toolCallId, signal: abortSignal });
       return describeOutcome(outcome);
     },
   });

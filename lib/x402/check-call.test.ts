@@ -1,0 +1,58 @@
+/** A call is checked against the service's declaration before any quote: what is wrong is named. */
+import { describe, expect, it } from "vitest";
+import { checkCall } from "./check-call";
+import type { InputContract } from "./input-contract";
+
+const weather: InputContract = {
+  method: "GET",
+  query: [
+    { name: "city", type: "string", required: true },
+    { name: "units", type: "string", required: false },
+  ],
+  path: [],
+};
+
+const translate: InputContract = {
+  method: "POST",
+  query: [],
+  path: [{ name: "project", required: true }],
+  routeTemplate: "/projects/:project/translate",
+  body: {
+    type: "json",
+    fields: [
+      { name: "text", type: "string", required: true },
+      { name: "to", type: "string", required: true },
+      { name: "formal", type: "boolean", required: false },
+    ],
+  },
+};
+
+describe("checkCall", () => {
+  it("lets a call that gives everything required through", () => {
+    expect(checkCall(weather, { url: "https://w.example/weather?city=Lisbon", method: "GET" })).toEqual({ ok: true });
+    expect(checkCall(translate, { url: "https://t.example/projects/demo/translate", method: "POST", body: '{"text":"hi","to":"fr"}' })).toEqual({ ok: true });
+  });
+
+  it("names a missing or empty required query parameter", () => {
+    expect(checkCall(weather, { url: "https://w.example/weather", method: "GET" })).toEqual({ ok: false, problems: ['missing query parameter "city"'] });
+    expect(checkCall(weather, { url: "https://w.example/weather?city=%20&units=metric", method: "GET" })).toEqual({ ok: false, problems: ['missing query parameter "city"'] });
+  });
+
+  it("names a wrong method, a placeholder left in the path and missing body fields, together", () => {
+    const check = checkCall(translate, { url: "https://t.example/projects/:project/translate", method: "GET", body: '{"text":"hi"}' });
+    expect(check).toEqual({
+      ok: false,
+      problems: ["the service is called with POST, not GET", "path parameter not filled in: :project", 'missing body field "to"'],
+    });
+  });
+
+  it("refuses a missing body, a body that is not JSON, and a JSON body that is not an object", () => {
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST" })).toEqual({ ok: false, problems: ['the service needs a JSON body with "text", "to"'] });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "text=hi" })).toEqual({ ok: false, problems: ["the body is not valid JSON"] });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "[1]" })).toEqual({ ok: false, problems: ['missing body fields "text", "to"'] });
+  });
+
+  it("does not hold a service to a method it never named", () => {
+    expect(checkCall({ ...weather, methodInferred: true }, { url: "https://w.example/weather?city=Oslo", method: "POST" })).toEqual({ ok: true });
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Checks a call against what the service declared (input-contract.ts) before anything is asked
+ * of it: a call that cannot succeed is refused with a message naming what is wrong, so no quote
+ * is made and nothing is signed. Only what the service declared is checked; a service that
+ * declared nothing gets the call as it is.
+ */
+import type { InputContract } from "./input-contract";
+
+export type PlannedCall = { url: string; method: string; body?: string };
+
+export type CallCheck = { ok: true } | { ok: false; problems: string[] };
+
+export function checkCall(contract: InputContract, call: PlannedCall): CallCheck {
+  const problems: string[] = [];
+  const method = call.method.toUpperCase();
+  if (!contract.methodInferred && method !== contract.method) problems.push(`the service is called with ${contract.method}, not ${method}`);
+
+  let url: URL | undefined;
+  try {
+    url = new URL(call.url);
+  } catch {
+    problems.push("the URL is not a valid absolute URL");
+  }
+  if (url) {
+    const missing = contract.query.filter((parameter) => parameter.required && !url.searchParams.get(parameter.name)?.trim());
+    if (missing.length > 0) problems.push(`missing query parameter${missing.length === 1 ? "" : "s"} ${names(missing)}`);
+    // A route template's placeholders (`:id`, `{id}`) left in the path were never filled in.
+    const unfilled = decodeURIComponent(url.pathname).match(/(^|\/)(:[A-Za-z_][\w-]*|\{[A-Za-z_][\w-]*\})(?=\/|$)/g);
+    if (unfilled) problems.push(`path parameter${unfilled.length === 1 ? "" : "s"} not filled in: ${unfilled.map((part) => part.replace(/^\//, "")).join(", ")}`);
+  }
+
+  if (contract.body) {
+    const required = contract.body.fields.filter((field) => field.required);
+    if (call.body === undefined || call.body === "") {
+      problems.push(`the service needs a ${contract.body.type === "json" ? "JSON " : ""}body${required.length > 0 ? ` with ${names(required)}` : ""}`);
+    } else if (contract.body.type === "json") {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(call.body);
+      } catch {
+        problems.push("the body is not valid JSON");
+      }
+      if (parsed !== undefined) {
+        const isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+        const missing = required.filter((field) => !isObject || (parsed as Record<string, unknown>)[field.name] === undefined);
+        if (missing.length > 0) problems.push(`missing body field${missing.length === 1 ? "" : "s"} ${names(missing)}`);
+      }
+    }
+  } else if (call.body !== undefined && (method === "GET" || method === "DELETE")) {
+    problems.push(`a ${method} request carries no body`);
+  }
+  return problems.length === 0 ? { ok: true } : { ok: false, problems };
+}
+
+function names(parameters: readonly { name: string }[]): string {
+  return parameters.map((parameter) => `"${parameter.name}"`).join(", ");
+}
