@@ -6,7 +6,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { offlineNetwork } from "../../tests/support/offline-fixtures";
 import type { ApprovalRequest } from "../stream";
-import { deriveAuthorizationNonce } from "../x402/authorization-nonce";
+import { quoteNonce } from "../x402/authorization-nonce";
 import { encodePaymentSignatureHeader } from "../x402/payment-signature-header";
 import { selectPayableRequirement } from "../x402/payment-requirements";
 import { buildTransferTypedData, toViemTypedData } from "../x402/transfer-authorization";
@@ -33,21 +33,7 @@ async function quote(body: string | undefined, method = "POST") {
   const now = Math.floor(Date.now() / 1000);
   const validAfter = BigInt(now - 5);
   const validBefore = BigInt(now + 300);
-  const nonce = deriveAuthorizationNonce(SECRET, {
-    payer: user.address,
-    payTo: option.payTo,
-    amount: option.amount,
-    asset: option.asset,
-    network: option.network,
-    chainId: offlineNetwork.chainId,
-    resource: URL_,
-    method,
-    validAfter,
-    validBefore,
-    requirements: option.requirements,
-    intent: "",
-    body,
-  });
+  const nonce = quoteNonce(SECRET, { payer: user.address, option, chainId: offlineNetwork.chainId, url: URL_, method, validAfter, validBefore, intent: "", body });
   const typedData = buildTransferTypedData(option, user.address, offlineNetwork.chainId, { validAfter, validBefore, nonce });
   const approval: ApprovalRequest = {
     method,

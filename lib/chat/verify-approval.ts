@@ -8,7 +8,7 @@ import { getAddress } from "viem";
 import type { ApprovedPayment } from "../agent/purchase/run-purchase";
 import { AppError } from "../errors";
 import type { NetworkConfig } from "../network/network-config";
-import { deriveAuthorizationNonce } from "../x402/authorization-nonce";
+import { quoteNonce } from "../x402/authorization-nonce";
 import { isCallMethod } from "../x402/input-contract";
 import { decodePaymentSignatureHeader } from "../x402/payment-signature-header";
 import { selectPayableRequirement } from "../x402/payment-requirements";
@@ -49,18 +49,14 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     getAddress(authorization.from) === getAddress(input.walletAddress) &&
     getAddress(authorization.to) === option.payTo &&
     BigInt(authorization.value) === option.amount;
-  const expectedNonce = deriveAuthorizationNonce(input.quoteSecret, {
+  const expectedNonce = quoteNonce(input.quoteSecret, {
     payer: input.walletAddress,
-    payTo: option.payTo,
-    amount: option.amount,
-    asset: option.asset,
-    network: option.network,
+    option,
     chainId: input.network.chainId,
-    resource: payload.resource.url,
+    url: payload.resource.url,
     method,
     validAfter: BigInt(authorization.validAfter),
     validBefore: BigInt(authorization.validBefore),
-    requirements: option.requirements,
     intent: "",
     // The quote's nonce covers the body it was made for: another body, or none, is a mismatch.
     body: payload.resource.body,

@@ -7,6 +7,7 @@ import "server-only";
  * refuses a nonce it has seen.
  */
 import { createHmac } from "node:crypto";
+import type { PayableRequirement } from "./payment-requirements";
 
 export type NonceTerms = {
   payer: string;
@@ -67,4 +68,37 @@ export function deriveAuthorizationNonce(secret: string, terms: NonceTerms): `0x
     body: terms.body,
   });
   return `0x${createHmac("sha256", secret).update(message).digest("hex")}`;
+}
+
+/** What a quote is for, as the server freezes it (request 1) and checks it (request 2). */
+export type QuoteBinding = {
+  payer: string;
+  option: Pick<PayableRequirement, "payTo" | "amount" | "asset" | "network" | "requirements">;
+  chainId: number;
+  url: string;
+  method: string;
+  validAfter: bigint;
+  validBefore: bigint;
+  /** A tool call id for the agent wallet; empty for a user's approval, which the user makes. */
+  intent: string;
+  body?: string;
+};
+
+/** The one place a quote's terms become its nonce: freezing and verifying cannot drift apart. */
+export function quoteNonce(secret: string, quote: QuoteBinding): `0x${string}` {
+  return deriveAuthorizationNonce(secret, {
+    payer: quote.payer,
+    payTo: quote.option.payTo,
+    amount: quote.option.amount,
+    asset: quote.option.asset,
+    network: quote.option.network,
+    chainId: quote.chainId,
+    resource: quote.url,
+    method: quote.method,
+    validAfter: quote.validAfter,
+    validBefore: quote.validBefore,
+    requirements: quote.option.requirements,
+    intent: quote.intent,
+    body: quote.body,
+  });
 }

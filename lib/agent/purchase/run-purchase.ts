@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { checkPayment } from "../../limits/check-payment";
 import { formatUsdc } from "../../money";
 import { MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../../stream";
-import { deriveAuthorizationNonce } from "../../x402/authorization-nonce";
+import { quoteNonce } from "../../x402/authorization-nonce";
 import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
 import { buildTransferTypedData, toViemTypedData } from "../../x402/transfer-authorization";
 import {
@@ -80,18 +80,14 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   }
   const validAfter = BigInt(nowSeconds - CLOCK_SKEW_SECONDS);
   const validBefore = BigInt(nowSeconds + lifetime);
-  const nonce = deriveAuthorizationNonce(deps.quoteSecret, {
+  const nonce = quoteNonce(deps.quoteSecret, {
     payer: payerAddress,
-    payTo: option.payTo,
-    amount: option.amount,
-    asset: option.asset,
-    network: option.network,
+    option,
     chainId: deps.network.chainId,
-    resource: request.url,
+    url: request.url,
     method: request.method,
     validAfter,
     validBefore,
-    requirements: option.requirements,
     intent: request.payer.kind === "user" ? "" : request.intent,
     body: request.body,
   });
