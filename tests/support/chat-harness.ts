@@ -9,7 +9,7 @@ import { createBaseModel, type BaseModel } from "../../lib/agent/model/create-ch
 import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv, type Env } from "../../lib/env";
-import { networkConfigFromDevnet } from "../../lib/network/network-config";
+import { networkConfigFromDevnet, type NetworkConfig } from "../../lib/network/network-config";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
 import type { Store } from "../../lib/store/store-types";
 import { decodeStream, type DecodedItem, type FinishEvent, type PaymentEvent, type StreamEvent } from "../../lib/stream";
@@ -47,14 +47,21 @@ export type ChatHarnessOptions = {
   env?: Record<string, string>;
   store?: Store;
   baseModel?: BaseModel;
+  /**
+   * Changes to the network the app sees, decided once the local world runs (e.g. another
+   * discovery server); hosts in `outboundAllowlist` are added to the local world's.
+   */
+  network?: (devnet: Devnet) => Promise<Partial<NetworkConfig>>;
 };
 
 export async function startChatHarness(options: ChatHarnessOptions = {}): Promise<ChatHarness> {
   const devnet = await startDevnet({ ...options.devnet });
   try {
     const env = parseEnv({ DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", ...options.env });
+    const local = networkConfigFromDevnet(devnet, env);
+    const changes = (await options.network?.(devnet)) ?? {};
     const deps = createChatDependencies(env, {
-      network: networkConfigFromDevnet(devnet, env),
+      network: { ...local, ...changes, outboundAllowlist: [...local.outboundAllowlist, ...(changes.outboundAllowlist ?? [])] },
       store: options.store ?? createMemoryStore(),
       baseModel: options.baseModel ?? createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 }),
     });
