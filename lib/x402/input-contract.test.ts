@@ -5,7 +5,7 @@
  */
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { describe, expect, it } from "vitest";
-import { describeInputContract, MAX_USAGE_CHARS, readInputContract } from "./input-contract";
+import { describeInputContract, exampleCall, MAX_USAGE_CHARS, readInputContract } from "./input-contract";
 
 const v2 = (extensions: unknown) => ({ x402Version: 2, accepts: [{}], extensions: extensions as Record<string, unknown> });
 
@@ -111,5 +111,15 @@ describe("readInputContract", () => {
     const usage = describeInputContract(contract);
     expect(usage.length).toBeLessThanOrEqual(MAX_USAGE_CHARS + 1);
     expect(usage).not.toMatch(/[\u0000-\u001f\u202e\u200b]/);
+  });
+});
+
+describe("exampleCall", () => {
+  it("fills the declared query parameters with their examples and gives the JSON example body", () => {
+    const get = readInputContract(v2(declareDiscoveryExtension({ input: { city: "Lisbon" }, inputSchema: { properties: { city: { type: "string" }, units: { type: "string" } }, required: ["city"] } })))!;
+    expect(exampleCall("https://w.example/weather?lang=en", get)).toEqual({ method: "GET", url: "https://w.example/weather?lang=en&city=Lisbon", query: ["city", "units"] });
+    const post = readInputContract(v2(declareDiscoveryExtension({ bodyType: "json", input: { text: "hi", to: "fr" }, inputSchema: { properties: { text: { type: "string" } } } })))!;
+    expect(exampleCall("https://t.example/translate", post)).toEqual({ method: "POST", url: "https://t.example/translate", query: [], body: { text: "hi", to: "fr" } });
+    expect(exampleCall("not a url", get)).toBeUndefined();
   });
 });

@@ -220,3 +220,38 @@ function detail(parameter: ParameterSpec): string {
   if (parameter.example !== undefined && parameter.example !== "") words.push(`e.g. ${parameter.example}`);
   return parameter.description ? `${words.join(", ")}: ${parameter.description}` : words.join(", ");
 }
+
+export type ExampleCall = {
+  method: CallMethod;
+  url: string;
+  /** Every query parameter the service declared, with an example value or not. */
+  query: string[];
+  body?: Record<string, unknown>;
+};
+
+/**
+ * A call built from the service's own examples: its query parameters set to their example
+ * values and, for a JSON body, the example body. A model (the demo model included) starts from
+ * it and puts the user's words where they belong.
+ */
+export function exampleCall(resource: string, contract: InputContract): ExampleCall | undefined {
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return undefined;
+  }
+  for (const parameter of contract.query) {
+    if (parameter.example !== undefined && parameter.example !== "" && !url.searchParams.has(parameter.name)) url.searchParams.set(parameter.name, parameter.example);
+  }
+  const call: ExampleCall = { method: contract.method, url: url.toString(), query: contract.query.map((parameter) => parameter.name) };
+  if (contract.body?.type === "json" && contract.body.example) {
+    try {
+      const body = JSON.parse(contract.body.example) as unknown;
+      if (body && typeof body === "object" && !Array.isArray(body)) call.body = body as Record<string, unknown>;
+    } catch {
+      // A cut example is no example.
+    }
+  }
+  return call.url.length <= 2048 ? call : undefined;
+}

@@ -22,7 +22,14 @@ type Decision = { type: "text"; text: string } | { type: "tool"; toolName: strin
 
 type ToolResult = { toolName: string; value: unknown };
 
-type ServiceEntry = { name?: string; resource?: string; price?: string; description?: string };
+type ServiceEntry = {
+  name?: string;
+  resource?: string;
+  price?: string;
+  description?: string;
+  /** The service's example call (see lib/x402/input-contract.ts `exampleCall`). */
+  example?: { method?: string; url?: string; query?: string[]; body?: Record<string, unknown> };
+};
 
 export type DemoModelOptions = {
   /** Pause between streamed text chunks, so text arrives progressively like a real model. */
@@ -148,7 +155,7 @@ export function decide(prompt: LanguageModelV4Prompt): Decision {
     if (!chosen?.resource) {
       return { type: "text", text: `${LABEL}\n\nI could not find a paid service for “${intent.query}” right now. Try asking me to *list services*.` };
     }
-    return { type: "tool", toolName: CALL_TOOL, input: { url: withParameter(chosen.resource, intent), method: "GET" } };
+    return { type: "tool", toolName: CALL_TOOL, input: callFor(chosen, chosen.resource, intent) };
   }
 
   if (last.toolName === CALL_TOOL) return { type: "text", text: purchaseText(last.value) };
@@ -162,11 +169,27 @@ function servicesOf(value: unknown): ServiceEntry[] {
   return [];
 }
 
-function withParameter(resource: string, intent: Extract<DemoIntent, { kind: "buy" }>): string {
-  if (!intent.parameter) return resource;
-  const url = new URL(resource);
-  url.searchParams.set(intent.parameter.name, intent.parameter.value);
-  return url.toString();
+/**
+ * The call, filled from the service's own example (its declared parameters with example values
+ * and example body) with the user's words put where the service takes them. Nothing here names
+ * a service: a service without an example gets the user's words as a query parameter.
+ */
+function callFor(service: ServiceEntry, resource: string, intent: Extract<DemoIntent, { kind: "buy" }>): { url: string; method: string; body?: Record<string, unknown> } {
+  const example = service.example;
+  let url: URL;
+  try {
+    url = new URL(example?.url ?? resource);
+  } catch {
+    url = new URL(resource);
+  }
+  const body = example?.body ? { ...example.body } : undefined;
+  const parameter = intent.parameter;
+  if (parameter) {
+    if (body && parameter.name in body) body[parameter.name] = parameter.value;
+    else if (!example || example.query?.includes(parameter.name)) url.searchParams.set(parameter.name, parameter.value);
+  }
+  const method = example?.method ?? "GET";
+  return body ? { url: url.toString(), method, body } : { url: url.toString(), method };
 }
 
 function helpText(userText: string): string {

@@ -2,7 +2,7 @@ import "server-only";
 import { tool } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
-import { describeInputContract } from "../../x402/input-contract";
+import { describeInputContract, exampleCall } from "../../x402/input-contract";
 import { tooManyCalls } from "./too-many-calls";
 
 export const DISCOVER_SERVICES_TOOL = "discover_services";
@@ -28,7 +28,7 @@ export function createDiscoverServicesTool(run: AgentRun) {
           price,
           network,
           x402Version,
-          ...(input ? { usage: describeInputContract(input) } : {}),
+          ...(input ? { usage: describeInputContract(input), example: exampleCall(resource, input) } : {}),
         }));
         run.tracker.discovery({ id, status: "discovered", services, message: `Found ${services.length} service(s).` });
         return {
