@@ -151,6 +151,7 @@ export class AgentRun {
         url: call.url,
         method: call.method,
         body: call.body,
+        listedAmount: listing?.amount,
         intent: call.intent,
         payer,
         limits: this.input.limits,

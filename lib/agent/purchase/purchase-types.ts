@@ -48,6 +48,8 @@ export type PurchaseRequest = {
   url: string;
   method: PurchaseMethod;
   body?: string;
+  /** The price the service's discovery listing advertised (base units), when it was listed. */
+  listedAmount?: bigint;
   /** What the payment is for (a tool call id); keeps one intent to one authorization. */
   intent: string;
   payer: Payer;

@@ -63,6 +63,13 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const selection = selectPayableRequirement(paymentRequired, deps.network);
   if (!selection.ok) return fail("payment-failed", `${request.service}: ${selection.reason}.`);
   const option = selection.option;
+  // A price that differs from the listing is never taken silently: the agent does not pay more
+  // than it was shown (a listing is how it chose); a user sees both prices and decides.
+  const listed = request.listedAmount;
+  if (listed !== undefined && option.amount > listed && request.payer.kind === "agent") {
+    return fail("payment-failed", `${request.service} asks ${formatUsdc(option.amount)} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised; nothing was signed.`);
+  }
+  const listingNote = listed !== undefined && option.amount !== listed ? ` (its listing said ${formatUsdc(listed)} USDC)` : "";
 
   // 3. Freeze the quote: validity window and a nonce bound to every term.
   const nowSeconds = Math.floor(now() / 1000);
@@ -107,7 +114,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   };
   const amount = formatUsdc(option.amount);
   const quoted = { service: request.service, resource: request.url, amount, asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress };
-  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${amount} USDC.` }, journalTerms(quote));
+  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${amount} USDC${listingNote}.` }, journalTerms(quote));
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4. Limits, in code, before anything is signed.
@@ -149,7 +156,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
       typedData,
       ...(request.body === undefined ? {} : { body: request.body }),
     };
-    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, message: `Approve ${amount} USDC to ${request.service} in your wallet.` });
+    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, message: `Approve ${amount} USDC to ${request.service} in your wallet${listingNote}.` });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };
   }
 
