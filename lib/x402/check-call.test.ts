@@ -55,4 +55,8 @@ describe("checkCall", () => {
   it("does not hold a service to a method it never named", () => {
     expect(checkCall({ ...weather, methodInferred: true }, { url: "https://w.example/weather?city=Oslo", method: "POST" })).toEqual({ ok: true });
   });
+
+  it("reads a path with a malformed percent escape instead of failing on it", () => {
+    expect(checkCall(weather, { url: "https://w.example/%E0%A4%A/weather?city=Oslo", method: "GET" })).toEqual({ ok: true });
+  });
 });

@@ -25,7 +25,7 @@ export function checkCall(contract: InputContract, call: PlannedCall): CallCheck
     const missing = contract.query.filter((parameter) => parameter.required && !url.searchParams.get(parameter.name)?.trim());
     if (missing.length > 0) problems.push(`missing query parameter${missing.length === 1 ? "" : "s"} ${names(missing)}`);
     // A route template's placeholders (`:id`, `{id}`) left in the path were never filled in.
-    const unfilled = decodeURIComponent(url.pathname).match(/(^|\/)(:[A-Za-z_][\w-]*|\{[A-Za-z_][\w-]*\})(?=\/|$)/g);
+    const unfilled = safeDecode(url.pathname).match(/(^|\/)(:[A-Za-z_][\w-]*|\{[A-Za-z_][\w-]*\})(?=\/|$)/g);
     if (unfilled) problems.push(`path parameter${unfilled.length === 1 ? "" : "s"} not filled in: ${unfilled.map((part) => part.replace(/^\//, "")).join(", ")}`);
   }
 
@@ -54,4 +54,13 @@ export function checkCall(contract: InputContract, call: PlannedCall): CallCheck
 
 function names(parameters: readonly { name: string }[]): string {
   return parameters.map((parameter) => `"${parameter.name}"`).join(", ");
+}
+
+/** A path with its percent escapes decoded; a malformed escape is left as it is, not thrown. */
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
