@@ -1,6 +1,7 @@
 "use client";
 
-import { isDiscovery, isTurnActive, type AssistantTurn } from "@/lib/client/chat-state";
+import type { AssistantTurn } from "@/lib/client/chat-types";
+import { isDiscovery, isTurnActive } from "@/lib/client/payment-view";
 import type { ApprovalRequest } from "@/lib/stream";
 import { Markdown } from "../markdown/markdown";
 import { DiscoveryCard } from "./discovery-card";

@@ -1,4 +1,4 @@
-import type { PaymentView } from "@/lib/client/chat-state";
+import type { PaymentView } from "@/lib/client/chat-types";
 import { hostOf } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
 import { networkName } from "./network-name";

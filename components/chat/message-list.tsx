@@ -2,7 +2,7 @@
 
 import dynamic from "next/dynamic";
 import { useEffect, useLayoutEffect, useRef, type ReactNode } from "react";
-import type { Turn } from "@/lib/client/chat-state";
+import type { Turn } from "@/lib/client/chat-types";
 import type { ApprovalRequest } from "@/lib/stream";
 
 const loadAssistantMessage = () => import("./assistant-message").then((module) => module.AssistantMessage);

@@ -1,6 +1,7 @@
 "use client";
 
-import { STATUS_LABELS, serviceNameOf, type PaymentView } from "@/lib/client/chat-state";
+import type { PaymentView } from "@/lib/client/chat-types";
+import { STATUS_LABELS, serviceNameOf } from "@/lib/client/payment-view";
 import { formatElapsed, hostOf, shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
 import { useNow } from "@/lib/client/use-now";

@@ -12,6 +12,8 @@ import type { NetworkConfig } from "../network/network-config";
 import type { Store } from "../store/store-types";
 import type { ApprovalRequest, StreamWriter } from "../stream";
 import type { ChainReader } from "../x402/chain-reader";
+import { describeInputContract } from "../x402/call-usage";
+import { checkCall } from "../x402/check-call";
 import type { CallMethod } from "../x402/input-contract";
 import { stripQuery, type DiscoveryClient } from "../x402/discovery-client";
 import { PaymentTracker } from "./purchase/payment-tracker";
@@ -128,6 +130,12 @@ export class AgentRun {
     const listing = this.deps.discovery.lookup(call.url);
     if (!listing && !this.userNamed(call.url)) {
       return refused("Only services returned by discover_services or named by the user can be called. Run discover_services first.");
+    }
+    // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
+    const contract = listing?.input;
+    const check = contract ? checkCall(contract, call) : undefined;
+    if (contract && check && !check.ok) {
+      return refused(`Not called, nothing was paid: ${check.problems.join("; ")}. The service's usage: ${describeInputContract(contract)}`);
     }
     if (this.pendingApproval) {
       return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");

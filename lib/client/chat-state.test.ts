@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { inspectMessages } from "@/lib/safety/content-safety";
 import { PROTOCOL_VERSION, type StreamEvent } from "@/lib/stream";
-import {
-  assistantText,
-  buildMessages,
-  chatReducer,
-  describeStop,
-  INITIAL_CHAT_STATE,
-  type AssistantTurn,
-  type ChatAction,
-  type ChatState,
-} from "./chat-state";
+import { assistantText, buildMessages } from "./chat-history";
+import { chatReducer, INITIAL_CHAT_STATE } from "./chat-state";
+import type { AssistantTurn, ChatAction, ChatState } from "./chat-types";
+import { describeStop } from "./payment-view";
 
 const TX = `0x${"cd".repeat(32)}`;
 

@@ -6,7 +6,7 @@
 import { createSiweMessage } from "viem/siwe";
 import { z } from "zod";
 import { PaymentStatus } from "@/lib/stream";
-import type { RequestProblem } from "./chat-state";
+import type { RequestProblem } from "./chat-types";
 import { readProblem } from "./request-problem";
 
 const PaymentView = z.object({

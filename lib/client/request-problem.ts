@@ -3,7 +3,7 @@
  * with wording for each status when the body says nothing useful.
  */
 import { z } from "zod";
-import type { RequestProblem } from "./chat-state";
+import type { RequestProblem } from "./chat-types";
 
 /** The server never asks for more than this; a larger value is clamped, not trusted. */
 export const MAX_RETRY_AFTER_SECONDS = 50;

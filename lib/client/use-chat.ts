@@ -8,17 +8,10 @@ import type { ChatRequestInput } from "@/lib/chat/chat-request";
 import type { SpendingLimitsInput } from "@/lib/limits/spending-limits-input";
 import { decodeStream, type ApprovalRequest } from "@/lib/stream";
 import { encodePaymentSignatureHeader, PAYMENT_SIGNATURE_HEADER } from "@/lib/x402/payment-signature-header";
-import {
-  buildMessages,
-  chatReducer,
-  INITIAL_CHAT_STATE,
-  isDiscovery,
-  isSettled,
-  serviceNameOf,
-  type AssistantTurn,
-  type ChatState,
-  type RequestProblem,
-} from "./chat-state";
+import { buildMessages } from "./chat-history";
+import { chatReducer, INITIAL_CHAT_STATE } from "./chat-state";
+import type { AssistantTurn, ChatState, RequestProblem } from "./chat-types";
+import { isDiscovery, isSettled, serviceNameOf } from "./payment-view";
 import { addReceipt } from "./receipts";
 import { newTurnId } from "./turn-id";
 import { MAX_RETRY_AFTER_SECONDS, readProblem } from "./request-problem";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../../tests/support/postgres-server";
 import { createDatabaseStore, lazyDatabase } from "./create-database-store";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
-import { describeStoreContract } from "./store-contract";
+import { describeStoreContract } from "../../tests/support/store-contract";
 import type { Store } from "./store-types";
 
 const PAYER = "0x52908400098527886E0F7030069857D2E4169EE7";

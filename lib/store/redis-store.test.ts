@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFreePort, skipRedisTests, startRedisServer, type RedisServerHandle } from "../../tests/support/redis-server";
 import { AppError } from "../errors";
 import { createStore } from "./create-store";
-import { describeStoreContract } from "./store-contract";
+import { describeStoreContract } from "../../tests/support/store-contract";
 import type { Store } from "./store-types";
 
 const quiet = () => {};

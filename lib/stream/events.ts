@@ -96,10 +96,10 @@ export const TransferAuthorizationTypedData = z.object({
 });
 export type TransferAuthorizationTypedData = z.infer<typeof TransferAuthorizationTypedData>;
 
-/** A frozen quote awaiting the user's signature (docs/decisions.md, "Who pays, and approval"). */
 /** The largest request body a user's wallet can approve (it travels in the PAYMENT-SIGNATURE header). */
 export const MAX_APPROVAL_BODY_CHARS = 4096;
 
+/** A frozen quote awaiting the user's signature (docs/decisions.md, "Who pays, and approval"). */
 export const ApprovalRequest = z.object({
   method: z.string(),
   resource: z.string(),

@@ -5,7 +5,8 @@
  */
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { describe, expect, it } from "vitest";
-import { describeInputContract, exampleCall, MAX_USAGE_CHARS, readInputContract } from "./input-contract";
+import { describeInputContract, exampleCall, MAX_USAGE_CHARS } from "./call-usage";
+import { readInputContract } from "./input-contract";
 
 const v2 = (extensions: unknown) => ({ x402Version: 2, accepts: [{}], extensions: extensions as Record<string, unknown> });
 

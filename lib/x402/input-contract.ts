@@ -33,8 +33,6 @@ const MAX_NAME_CHARS = 40;
 const MAX_DESCRIPTION_CHARS = 120;
 const MAX_EXAMPLE_CHARS = 200;
 const MAX_OUTPUT_EXAMPLE_CHARS = 300;
-/** The one-line description a model and the page see, at most. */
-export const MAX_USAGE_CHARS = 700;
 
 const AnyRecord = z.record(z.string(), z.unknown());
 const optionalRecord = AnyRecord.optional().catch(undefined);
@@ -195,63 +193,4 @@ function exampleText(value: unknown, maxChars: number): string {
     text = "";
   }
   return sanitizeServiceText(text, maxChars);
-}
-
-/**
- * One line a model can follow, e.g. `GET ?city=<string, required: City name>` or
- * `POST /v1/items/:id (id=<string, required>) JSON body {"text": string (required)}`.
- */
-export function describeInputContract(contract: InputContract): string {
-  const parts: string[] = [contract.method];
-  if (contract.routeTemplate) parts.push(contract.routeTemplate);
-  if (contract.path.length > 0) parts.push(`path ${contract.path.map((parameter) => `${parameter.name}=<${detail(parameter)}>`).join(", ")}`);
-  if (contract.query.length > 0) parts.push(`?${contract.query.map((parameter) => `${parameter.name}=<${detail(parameter)}>`).join("&")}`);
-  if (contract.body) {
-    const fields = contract.body.fields.map((field) => `${JSON.stringify(field.name)}: ${detail(field)}`).join(", ");
-    parts.push(`${contract.body.type === "json" ? "JSON" : contract.body.type} body {${fields}}`);
-    if (contract.body.example) parts.push(`example body ${contract.body.example}`);
-  }
-  return sanitizeServiceText(parts.join(" "), MAX_USAGE_CHARS);
-}
-
-function detail(parameter: ParameterSpec): string {
-  const words = [parameter.type ?? "value"];
-  if (parameter.required) words.push("required");
-  if (parameter.example !== undefined && parameter.example !== "") words.push(`e.g. ${parameter.example}`);
-  return parameter.description ? `${words.join(", ")}: ${parameter.description}` : words.join(", ");
-}
-
-export type ExampleCall = {
-  method: CallMethod;
-  url: string;
-  /** Every query parameter the service declared, with an example value or not. */
-  query: string[];
-  body?: Record<string, unknown>;
-};
-
-/**
- * A call built from the service's own examples: its query parameters set to their example
- * values and, for a JSON body, the example body. A model (the demo model included) starts from
- * it and puts the user's words where they belong.
- */
-export function exampleCall(resource: string, contract: InputContract): ExampleCall | undefined {
-  let url: URL;
-  try {
-    url = new URL(resource);
-  } catch {
-    return undefined;
-  }
-  for (const parameter of contract.query) {
-    if (parameter.example !== undefined && parameter.example !== "" && !url.searchParams.has(parameter.name)) url.searchParams.set(parameter.name, parameter.example);
-  }
-  const call: ExampleCall = { method: contract.method, url: url.toString(), query: contract.query.map((parameter) => parameter.name) };
-  if (contract.body?.type === "json" && contract.body.example) {
-    try {
-      const body = JSON.parse(contract.body.example) as unknown;
-      if (body && typeof body === "object" && !Array.isArray(body)) call.body = body as Record<string, unknown>;
-    } catch {
-      // A cut example is no example.
-    }
-  }
-  return call.url.length <= 2048 ? call : undefined;
 }

@@ -2,8 +2,7 @@ import "server-only";
 import { tool } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
-import { checkCall } from "../../x402/check-call";
-import { CALL_METHODS, describeInputContract } from "../../x402/input-contract";
+import { CALL_METHODS } from "../../x402/input-contract";
 import { tooManyCalls } from "./too-many-calls";
 import { asUntrustedData } from "../purchase/service-data";
 import type { PurchaseOutcome } from "../purchase/run-purchase";
@@ -26,12 +25,6 @@ export function createCallPaidServiceTool(run: AgentRun) {
     execute: async ({ url, method, body }, { toolCallId, abortSignal }) => {
       const bodyText = body ? JSON.stringify(body) : undefined;
       if (!run.admitToolCall(`call:${method}:${url}:${bodyText ?? ""}`)) return tooManyCalls();
-      // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
-      const contract = run.discovery.lookup(url)?.input;
-      const check = contract ? checkCall(contract, { url, method, body: bodyText }) : { ok: true as const };
-      if (!check.ok) {
-        return describeOutcome({ status: "refused", message: `Not called, nothing was paid: ${check.problems.join("; ")}. The service's usage: ${describeInputContract(contract!)}` });
-      }
       const outcome = await run.purchase({ url, method, body: bodyText, intent: toolCallId, signal: abortSignal });
       return describeOutcome(outcome);
     },

@@ -2,7 +2,7 @@ import "server-only";
 import { tool } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
-import { describeInputContract, exampleCall } from "../../x402/input-contract";
+import { describeInputContract, exampleCall } from "../../x402/call-usage";
 import { tooManyCalls } from "./too-many-calls";
 
 export const DISCOVER_SERVICES_TOOL = "discover_services";
