@@ -3,12 +3,17 @@ import type { DevnetCoordinates } from "../lib/network/devnet-coordinates";
 /** A short human summary of a running devnet, for the terminal. */
 export function describeDevnet(coordinates: DevnetCoordinates, file: string | undefined): string {
   const mining = coordinates.blockTimeSeconds === 0 ? "instant mining" : `a block every ${coordinates.blockTimeSeconds} s`;
-  const width = Math.max(...coordinates.services.map((service) => service.name.length));
-  const services = coordinates.services.map((service) => {
-    const notes = [service.x402Version === 1 ? "x402 v1" : "x402 v2", ...(service.offline ? ["offline"] : [])].join(", ");
-    const query = new URLSearchParams(service.queryParams).toString();
-    return `  ${service.name.padEnd(width)}  ${`${service.price} USDC`.padStart(10)}  ${service.url}${query ? `?${query}` : ""}  (${notes})`;
+  // A group (the guide catalogue) is one line: a hundred listings would bury the rest.
+  const single = coordinates.services.filter((service) => !service.group);
+  const width = Math.max(...single.map((service) => service.name.length));
+  const services = single.map((service) => {
+    const notes = [service.x402Version === 1 ? "x402 v1" : "x402 v2", ...(service.method === "POST" ? ["POST JSON"] : []), ...(service.network !== coordinates.network && service.x402Version === 2 ? [service.network ?? ""] : []), ...(service.offline ? ["offline"] : [])].join(", ");
+    const body = service.example?.body ? ` ${JSON.stringify(service.example.body)}` : "";
+    return `  ${service.name.padEnd(width)}  ${`${service.price} USDC`.padStart(10)}  ${service.example?.url ?? service.url}${body}  (${notes})`;
   });
+  const groups = new Map<string, string[]>();
+  for (const service of coordinates.services) if (service.group) groups.set(service.group, [...(groups.get(service.group) ?? []), service.url]);
+  for (const [group, urls] of groups) services.push(`  ${group}: ${urls.length} more listings on ${new URL(urls[0] ?? "").origin}`);
   return [
     `chain        ${coordinates.rpcUrl}  chain id ${coordinates.chainId} (${coordinates.network}), ${mining}, ${coordinates.confirmations} confirmation(s)`,
     `USDC         ${coordinates.usdc}  ("${coordinates.usdcName}", version "${coordinates.usdcVersion}")`,

@@ -1,7 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { getAddress } from "viem";
-import { formatUsdc } from "../lib/money";
 import { DevnetCoordinates } from "../lib/network/devnet-coordinates";
 import { LOCAL_V1_NETWORK, registerLocalV1Network } from "../lib/network/local-v1-network";
 import { DEV_ACCOUNT_COUNT, ANVIL_MNEMONIC, devAccounts } from "./chain/dev-accounts";
@@ -9,17 +8,13 @@ import { installMulticall3 } from "./chain/install-multicall3";
 import { localChain, localPublicClient, localTestClient, setMiningMode } from "./chain/local-chain";
 import { startAnvil, type AnvilProcess } from "./chain/start-anvil";
 import { DevnetOptions, type StartDevnetOptions } from "./devnet-options";
-import type { DiscoveryItem } from "./facilitator/discovery-catalog";
 import { createFacilitator } from "./facilitator/create-facilitator";
 import { createFacilitatorSigner } from "./facilitator/facilitator-signer";
 import { startFacilitatorServer } from "./facilitator/facilitator-server";
 import { DevnetFaults } from "./faults";
-import type { PaidServiceHandler } from "./services/paid-request-handler";
-import { discoveryExtensionFor, type PaymentTerms } from "./services/payment-terms";
-import { DEMO_SERVICES, type DemoService } from "./services/service-catalog";
-import { findRefusingPort, startServiceHost, type ServiceHost } from "./services/service-host";
-import { createV1ServiceHandler } from "./services/v1-service";
-import { createV2ServiceHandler } from "./services/v2-service";
+import type { PaymentTerms } from "./services/payment-terms";
+import { coordinatesEntry, discoveryItem, startServices } from "./services/start-services";
+import { ALL_SERVICES } from "./services/service-catalog";
 import { deployUsdc } from "./token/deploy-usdc";
 
 /** A running local world: its coordinates, its fault switches, and the way to stop it. */
@@ -108,25 +103,17 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       payTo: accounts.merchant.address,
       token: { address: getAddress(usdc.address), name: usdc.name, version: usdc.version },
     };
-    const running = await Promise.all(
-      DEMO_SERVICES.map((service) =>
-        startService(service, {
-          terms,
-          facilitatorUrl: facilitatorServer.url,
-          facilitatorTimeoutMs: options.facilitatorTimeoutMs,
-          slowDelayMs: options.slowDelayMs,
-          faults,
-          onStarted: (host) => stack.push(host.stop),
-        }),
-      ),
-    );
-    const hosts = new Map(running.flatMap((entry) => (entry.host ? [[entry.service.name, entry.host] as const] : [])));
-    faults.attachServices(hosts.keys(), async (name, online) => {
-      await hosts.get(name)?.setOnline(online);
+    const running = await startServices(ALL_SERVICES, {
+      terms,
+      facilitatorUrl: facilitatorServer.url,
+      facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+      slowDelayMs: options.slowDelayMs,
+      faults,
+      onStarted: (host) => stack.push(host.stop),
     });
 
     const lastUpdated = new Date(startedAt).toISOString();
-    facilitatorServer.setCatalog(running.map((entry) => discoveryItem(entry.service, entry.url, entry.handler, lastUpdated)));
+    facilitatorServer.setCatalog(running.map((entry) => discoveryItem(entry, lastUpdated)));
 
     const coordinates = DevnetCoordinates.parse({
       rpcUrl: anvil.rpcUrl,
@@ -134,18 +121,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       network,
       usdc: terms.token.address,
       facilitatorUrl: facilitatorServer.url,
-      services: running.map(({ service, url }) => ({
-        name: service.name,
-        url,
-        price: formatUsdc(service.price),
-        x402Version: service.x402Version,
-        path: service.path,
-        amount: service.price.toString(),
-        description: service.description,
-        network: service.x402Version === 1 ? LOCAL_V1_NETWORK : network,
-        queryParams: Object.fromEntries(Object.entries(service.queryParameters).map(([key, parameter]) => [key, parameter.example])),
-        offline: service.alwaysOffline,
-      })),
+      services: running.map((entry) => coordinatesEntry(entry, { v2: network, v1: LOCAL_V1_NETWORK })),
       accounts: {
         agent: accounts.agent,
         user: accounts.user,
@@ -183,48 +159,6 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
     await stopAll();
     throw error;
   }
-}
-
-type StartServiceOptions = {
-  terms: PaymentTerms;
-  facilitatorUrl: string;
-  facilitatorTimeoutMs: number;
-  slowDelayMs: number;
-  faults: DevnetFaults;
-  onStarted(host: ServiceHost): void;
-};
-
-type RunningService = { service: DemoService; url: string; handler: PaidServiceHandler; host: ServiceHost | undefined };
-
-async function startService(service: DemoService, options: StartServiceOptions): Promise<RunningService> {
-  // The offline service gets a URL where nothing listens, but its terms are real: it is listed.
-  const host = service.alwaysOffline ? undefined : await startServiceHost();
-  if (host) options.onStarted(host);
-  const origin = host?.origin ?? `http://127.0.0.1:${await findRefusingPort()}`;
-  const url = `${origin}${service.path}`;
-  const environment = { faults: options.faults, slowDelayMs: options.slowDelayMs };
-  const handler =
-    service.x402Version === 1
-      ? createV1ServiceHandler({ ...environment, service, terms: options.terms, resourceUrl: url, facilitatorUrl: options.facilitatorUrl, facilitatorTimeoutMs: options.facilitatorTimeoutMs })
-      : await createV2ServiceHandler({ ...environment, service, terms: options.terms, facilitatorUrl: options.facilitatorUrl, facilitatorTimeoutMs: options.facilitatorTimeoutMs });
-  host?.attach(handler);
-  return { service, url, handler, host };
-}
-
-function discoveryItem(service: DemoService, url: string, handler: PaidServiceHandler, lastUpdated: string): DiscoveryItem {
-  return {
-    resource: url,
-    type: "http",
-    x402Version: service.x402Version,
-    accepts: handler.accepts,
-    lastUpdated,
-    description: service.description,
-    mimeType: "application/json",
-    serviceName: service.serviceName,
-    tags: service.tags,
-    extensions: discoveryExtensionFor(service),
-    metadata: { name: service.name, path: service.path, price: formatUsdc(service.price), amount: service.price.toString(), offline: service.alwaysOffline },
-  };
 }
 
 function writeCoordinates(file: string, coordinates: DevnetCoordinates): void {

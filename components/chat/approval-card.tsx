@@ -9,6 +9,7 @@ import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { useNow } from "@/lib/client/use-now";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
 import type { ApprovalRequest } from "@/lib/stream";
+import { bodyTypeOf, describeBodyType } from "@/lib/x402/request-body";
 import { networkName } from "./network-name";
 
 export type ApprovalCardProps = {
@@ -118,7 +119,8 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
       </p>
       {approval.body !== undefined ? (
         <p className="approval-card__resource" data-testid="approval-body">
-          <span className="muted">with the body </span>
+          {/* The signature covers how the body is sent as well as what it says, so both show. */}
+          <span className="muted">with the {bodyTypeLabel(approval.contentType)} body </span>
           <code>{approval.body}</code>
         </p>
       ) : null}
@@ -170,4 +172,10 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
       )}
     </section>
   );
+}
+
+/** "JSON", "form (form-data)" or "text"; the raw type for one this page does not know. */
+function bodyTypeLabel(contentType: string | undefined): string {
+  const type = bodyTypeOf(contentType);
+  return type ? describeBodyType(type) : (contentType ?? "");
 }

@@ -16,8 +16,8 @@ export type DiscoveryItem = {
   mimeType: string;
   serviceName: string;
   tags: string[];
-  /** Bazaar extension info: the HTTP method, query parameters and an example output. */
-  extensions: Record<string, unknown>;
+  /** The bazaar extension (v2 only): method, inputs and an example output. */
+  extensions?: Record<string, unknown>;
   /** Devnet additions: the service's stable name, price and availability. */
   metadata: { name: string; path: string; price: string; amount: string; offline: boolean };
 };
@@ -55,7 +55,7 @@ function matchesFilters(item: DiscoveryItem, filter: Filter): boolean {
   const accepts = (key: string, wanted: string | undefined) =>
     !wanted || item.accepts.some((accept) => String(accept[key] ?? "").toLowerCase() === wanted.toLowerCase());
   if (!accepts("payTo", filter.payTo) || !accepts("scheme", filter.scheme) || !accepts("network", filter.network)) return false;
-  if (filter.extensions && !(filter.extensions in item.extensions)) return false;
+  if (filter.extensions && !(filter.extensions in (item.extensions ?? {}))) return false;
   return true;
 }
 

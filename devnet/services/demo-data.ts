@@ -150,3 +150,50 @@ export const SUPPORTED_CURRENCIES = CURRENCIES;
 export function translation(text: string, targetLanguage: string) {
   return { ...label, text, targetLanguage, translation: `[${targetLanguage}] ${text}` };
 }
+
+const STOP_WORDS = new Set(["the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "has", "have", "its", "into", "than", "then", "but", "not", "you", "your", "our", "their", "they", "what", "which", "about"]);
+
+/** The most frequent words of a text (ties by first appearance): honest, if simple, "extraction". */
+export function keywords(text: string, limit: number) {
+  const counts = new Map<string, number>();
+  for (const word of text.toLowerCase().match(/\p{L}[\p{L}\p{N}'-]{2,}/gu) ?? []) {
+    if (!STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  const ranked = [...counts.entries()].sort((left, right) => right[1] - left[1]).slice(0, limit);
+  return { ...label, words: text.split(/\s+/).filter(Boolean).length, keywords: ranked.map(([word, count]) => ({ word, count })) };
+}
+
+export function stockQuote(symbol: string) {
+  const upper = symbol.toUpperCase();
+  const price = 5 + seededFraction(`stock:${upper}`, 1) * 495;
+  return {
+    ...label,
+    symbol: upper,
+    currency: "USD",
+    price: price.toFixed(2),
+    changePercent: Number(((seededFraction(`stock:${upper}`, 2) - 0.5) * 6).toFixed(2)),
+    exchange: pick(`stock:${upper}`, 3, ["DEVX", "LOOPBACK", "ANVIL-EXCHANGE"] as const),
+  };
+}
+
+export function airQuality(city: string) {
+  const index = seededInteger(`air:${city}`, 1, 8, 180);
+  const category = index <= 50 ? "good" : index <= 100 ? "moderate" : index <= 150 ? "unhealthy for sensitive groups" : "unhealthy";
+  return { ...label, city: titleCase(city), aqi: index, category, dominantPollutant: pick(`air:${city}`, 2, ["pm2.5", "pm10", "ozone", "no2"] as const) };
+}
+
+const GUIDE_ITEMS: Record<string, readonly string[]> = {
+  food: ["the market hall", "a family-run bakery", "the harbour fish grill", "a late-night noodle bar"],
+  museums: ["the city museum", "a small photography gallery", "the science centre", "the old observatory"],
+  parks: ["the botanical garden", "the riverside walk", "the hilltop park", "a hidden courtyard garden"],
+  transit: ["the day pass", "the night buses", "the airport train", "bike share docks"],
+};
+
+export const GUIDE_TOPICS = Object.keys(GUIDE_ITEMS);
+
+/** A short, made-up city guide on one topic: the same city and topic always give the same picks. */
+export function cityGuide(city: string, topic: string, days: number) {
+  const items = GUIDE_ITEMS[topic] ?? [];
+  const picks = [0, 1, 2].map((index) => pick(`${city}:${topic}`, index, items));
+  return { ...label, city, topic, days, picks: [...new Set(picks)].map((item) => `${titleCase(item)} in ${city}`) };
+}

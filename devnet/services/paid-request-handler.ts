@@ -3,7 +3,8 @@ import type { HTTPResponseInstructions } from "@x402/core/server";
 import type { DevnetFaults } from "../faults";
 import { sendJson, sendProblem } from "../http/json-response";
 import { LOOPBACK_HOST } from "../http/listen";
-import type { DemoService, ServiceContext } from "./service-catalog";
+import { readJsonBody } from "../http/read-json-body";
+import type { DemoService, ServiceContext, ServiceInput } from "./define-service";
 
 /** A demo service behind one x402 protocol version, ready to serve requests. */
 export type PaidServiceHandler = {
@@ -14,26 +15,72 @@ export type PaidServiceHandler = {
 
 export type HandlerEnvironment = { faults: DevnetFaults; slowDelayMs: number };
 
-/** What both protocol versions do before payment: route, method and query checks. */
-export function preflight(service: DemoService, request: IncomingMessage, response: ServerResponse, hasPayment: boolean): URL | undefined {
-  const url = new URL(request.url ?? "/", `http://${LOOPBACK_HOST}`);
-  if (url.pathname.replace(/\/+$/, "") !== service.path) {
+/** A request that passed the checks before payment: its URL and its inputs, wherever they came from. */
+export type AcceptedRequest = { url: URL; input: ServiceInput };
+
+/**
+ * What both protocol versions do before payment: route, method and input checks. The inputs
+ * come from the query string, the path (a route template's `:name` segments) or a JSON body,
+ * as the service declares.
+ */
+export async function preflight(service: DemoService, request: IncomingMessage, response: ServerResponse, hasPayment: boolean): Promise<AcceptedRequest | undefined> {
+  // The port the request came in on, so that the 402's `resource.url` is the service's real URL.
+  const url = new URL(request.url ?? "/", `http://${LOOPBACK_HOST}:${request.socket.localPort ?? 80}`);
+  const fromPath = matchRoute(service.path, url.pathname);
+  if (!fromPath) {
     sendProblem(response, 404, "Not found", `${service.serviceName} serves only ${service.path}.`);
     return undefined;
   }
-  if (request.method !== "GET") {
-    response.setHeader("Allow", "GET");
-    sendProblem(response, 405, "Method not allowed", `${service.path} answers GET with query parameters.`);
+  if (request.method !== service.method) {
+    response.setHeader("Allow", service.method);
+    sendProblem(response, 405, "Method not allowed", `${service.path} answers ${service.method}${service.inputIn === "json-body" ? " with a JSON body" : ""}.`);
     return undefined;
+  }
+  let input: ServiceInput;
+  if (service.inputIn === "json-body") {
+    const body = await readJsonBody(request);
+    // An unpaid request is quoted whatever its body; a paid one must carry a usable one.
+    if (!body.ok && hasPayment) {
+      sendProblem(response, body.status, "Invalid request", `${body.detail}. Your payment was not used.`);
+      return undefined;
+    }
+    input = body.ok && body.value !== null && typeof body.value === "object" && !Array.isArray(body.value) ? (body.value as ServiceInput) : {};
+  } else {
+    input = service.inputIn === "path" ? fromPath : Object.fromEntries(url.searchParams.entries());
   }
   // A paid request with an unusable question is refused before its payment is even verified,
   // so a bad request can never cost anything. An unpaid one still gets its 402 quote.
-  const problem = hasPayment ? service.checkQuery(url.searchParams) : undefined;
+  const problem = hasPayment ? service.checkInput(input) : undefined;
   if (problem) {
     sendProblem(response, 400, "Invalid request", `${problem}. Your payment was not used.`);
     return undefined;
   }
-  return url;
+  return { url, input };
+}
+
+/**
+ * The path parameters of a request for a route (`/stocks/:ticker/quote`), or undefined when the
+ * path is not this route's. A trailing slash is forgiven; a value is one decoded segment.
+ */
+export function matchRoute(route: string, pathname: string): Record<string, string> | undefined {
+  const wanted = route.split("/");
+  const given = pathname.replace(/(.)\/+$/, "$1").split("/");
+  if (wanted.length !== given.length) return undefined;
+  const values: Record<string, string> = {};
+  for (const [index, part] of wanted.entries()) {
+    const segment = given[index] ?? "";
+    const name = /^:(\w+)$/.exec(part)?.[1];
+    if (name === undefined) {
+      if (segment !== part) return undefined;
+      continue;
+    }
+    try {
+      values[name] = decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+  }
+  return values;
 }
 
 /**
@@ -58,7 +105,7 @@ export type ProducedAnswer = { kind: "answer"; body: string } | { kind: "caller-
  */
 export async function produceAnswer(
   service: DemoService,
-  url: URL,
+  input: ServiceInput,
   response: ServerResponse,
   callerGone: AbortSignal,
   environment: HandlerEnvironment,
@@ -70,7 +117,7 @@ export async function produceAnswer(
   }
   const context: ServiceContext = { slowDelayMs: environment.slowDelayMs, signal: callerGone };
   try {
-    const answer = await service.answer(url.searchParams, context);
+    const answer = await service.answer(input, context);
     // Settling now would charge for an answer nobody receives.
     if (callerGone.aborted) return { kind: "caller-gone" };
     if (!answer.ok) {

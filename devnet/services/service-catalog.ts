@@ -1,109 +1,22 @@
 import { z } from "zod";
 import {
+  airQuality,
+  cityGuide,
   exchangeRates,
+  GUIDE_TOPICS,
+  keywords,
   newsHeadlines,
   premiumReport,
   sentimentAnalysis,
   spotPrice,
+  stockQuote,
   SUPPORTED_CURRENCIES,
   translation,
   weatherReport,
 } from "./demo-data";
+import { defineService, text, usdc, type DemoService } from "./define-service";
 
-/** One query parameter, as discovery documents it. */
-export type QueryParameter = { description: string; example: string };
-
-export type ServiceContext = {
-  /** How long the slow service takes to answer. */
-  slowDelayMs: number;
-  /** Aborted when the caller has gone away: the slow service stops waiting. */
-  signal: AbortSignal;
-};
-
-export type QueryResult = { ok: true; body: Record<string, unknown> } | { ok: false; detail: string };
-
-/** A paid demo service, independent of how it is served (x402 v1 or v2). */
-export type DemoService = {
-  /** Stable kebab-case name: used in coordinates, fault switches and tests. */
-  name: string;
-  /** The human-facing name in discovery. */
-  serviceName: string;
-  path: string;
-  x402Version: 1 | 2;
-  /** Price per call in USDC base units (6 decimals). */
-  price: bigint;
-  description: string;
-  tags: string[];
-  queryParameters: Record<string, QueryParameter>;
-  /** Listed in discovery, but nothing ever answers at its URL. */
-  alwaysOffline: boolean;
-  /** An example answer, for discovery's output schema. */
-  exampleOutput: Record<string, unknown>;
-  /** Why the query is unusable, or undefined when it is fine. Checked before any payment is verified. */
-  checkQuery(query: URLSearchParams): string | undefined;
-  /** Validates the query, then produces the answer. Runs only for a verified payment. */
-  answer(query: URLSearchParams, context: ServiceContext): Promise<QueryResult>;
-};
-
-type ServiceDefinition<Query> = Omit<DemoService, "answer" | "checkQuery" | "exampleOutput" | "alwaysOffline"> & {
-  alwaysOffline?: boolean;
-  query: z.ZodType<Query>;
-  /** How long to take before answering (only the slow service waits). */
-  delayMs?: (context: ServiceContext) => number;
-  produce(query: Query, context: ServiceContext): Record<string, unknown>;
-};
-
-/** x402 carries at most five tags per resource (longer lists are refused in payment payloads). */
-const MAX_TAGS = 5;
-
-function defineService<Query>(definition: ServiceDefinition<Query>): DemoService {
-  if (definition.tags.length > MAX_TAGS) throw new Error(`${definition.name}: at most ${MAX_TAGS} tags`);
-  const { query: schema, produce, delayMs, ...rest } = definition;
-  const example = schema.parse(Object.fromEntries(Object.entries(rest.queryParameters).map(([key, parameter]) => [key, parameter.example])));
-  return {
-    ...rest,
-    alwaysOffline: rest.alwaysOffline ?? false,
-    exampleOutput: produce(example, { slowDelayMs: 0, signal: new AbortController().signal }),
-    checkQuery(query) {
-      const parsed = schema.safeParse(Object.fromEntries(query.entries()));
-      return parsed.success ? undefined : describeIssues(parsed.error);
-    },
-    async answer(query, context) {
-      const parsed = schema.safeParse(Object.fromEntries(query.entries()));
-      if (!parsed.success) return { ok: false, detail: describeIssues(parsed.error) };
-      const wait = delayMs?.(context) ?? 0;
-      if (wait > 0) await abortableDelay(wait, context.signal);
-      return { ok: true, body: produce(parsed.data, context) };
-    },
-  };
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => issue.message).join("; ");
-}
-
-const usdc = (decimal: string): bigint => {
-  const [whole = "0", fraction = ""] = decimal.split(".");
-  return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, "0"));
-};
-
-const text = (label: string, max = 64) =>
-  z
-    .string({ error: `${label} is required` })
-    .trim()
-    .min(1, `${label} is required`)
-    .max(max, `${label} is at most ${max} characters`);
-
-function abortableDelay(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, milliseconds);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
-}
+export type { DemoService, ServiceContext } from "./define-service";
 
 /**
  * The demo services of the local world. Prices differ on purpose; `premium-report` costs more
@@ -118,8 +31,8 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("0.01"),
     description: "Current weather and a three-day forecast for a city (synthetic demo data).",
     tags: ["weather", "forecast", "temperature", "rain", "climate"],
-    queryParameters: { city: { description: "City name", example: "Lisbon" } },
-    query: z.object({ city: text("city") }),
+    parameters: { city: { description: "City name", example: "Lisbon" } },
+    input: z.object({ city: text("city") }),
     produce: ({ city }) => weatherReport(city),
   }),
   defineService({
@@ -130,8 +43,8 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("0.02"),
     description: "Spot crypto market quote in US dollars for a coin or token such as BTC, ETH or SOL (synthetic demo data).",
     tags: ["crypto", "price", "bitcoin", "ethereum", "token"],
-    queryParameters: { symbol: { description: "Ticker symbol, e.g. BTC", example: "BTC" } },
-    query: z.object({ symbol: text("symbol", 10).regex(/^[A-Za-z0-9]+$/, "symbol is letters and digits only") }),
+    parameters: { symbol: { description: "Ticker symbol, e.g. BTC", example: "BTC" } },
+    input: z.object({ symbol: text("symbol", 10).regex(/^[A-Za-z0-9]+$/, "symbol is letters and digits only") }),
     produce: ({ symbol }) => spotPrice(symbol),
   }),
   defineService({
@@ -142,8 +55,8 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("0.03"),
     description: "The latest news headlines on a topic (synthetic demo data).",
     tags: ["news", "headlines", "articles", "topic", "current events"],
-    queryParameters: { topic: { description: "Topic to search the news for", example: "renewable energy" } },
-    query: z.object({ topic: text("topic") }),
+    parameters: { topic: { description: "Topic to search the news for", example: "renewable energy" } },
+    input: z.object({ topic: text("topic") }),
     produce: ({ topic }) => newsHeadlines(topic),
   }),
   defineService({
@@ -154,8 +67,8 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("5.00"),
     description: "An in-depth premium research report on a market or topic: figures, outlook and risks (synthetic demo data).",
     tags: ["report", "research", "premium", "market", "outlook"],
-    queryParameters: { topic: { description: "Market or topic of the report", example: "electric vehicles" } },
-    query: z.object({ topic: text("topic") }),
+    parameters: { topic: { description: "Market or topic of the report", example: "electric vehicles" } },
+    input: z.object({ topic: text("topic") }),
     produce: ({ topic }) => premiumReport(topic),
   }),
   defineService({
@@ -166,8 +79,8 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("0.04"),
     description: "Deep market sentiment analysis for a topic; thorough, so it takes a while to answer (synthetic demo data).",
     tags: ["sentiment", "analysis", "social", "mood", "slow"],
-    queryParameters: { topic: { description: "Topic to analyse", example: "ethereum" } },
-    query: z.object({ topic: text("topic") }),
+    parameters: { topic: { description: "Topic to analyse", example: "ethereum" } },
+    input: z.object({ topic: text("topic") }),
     delayMs: (context) => context.slowDelayMs,
     produce: ({ topic }, context) => sentimentAnalysis(topic, context.slowDelayMs),
   }),
@@ -179,12 +92,12 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("0.015"),
     description: "Translates a short text into another language (synthetic demo data). Listed, but its server is down.",
     tags: ["translate", "translation", "language", "text"],
-    queryParameters: {
+    parameters: {
       text: { description: "Text to translate", example: "good morning" },
       to: { description: "Target language code", example: "pt" },
     },
     alwaysOffline: true,
-    query: z.object({ text: text("text", 500), to: text("to", 8) }),
+    input: z.object({ text: text("text", 500), to: text("to", 8) }),
     produce: ({ text: source, to }) => translation(source, to),
   }),
   defineService({
@@ -195,8 +108,8 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("0.05"),
     description: "Foreign exchange rates against a base currency such as EUR or USD; a legacy service that speaks x402 v1 (synthetic demo data).",
     tags: ["fx", "forex", "exchange rates", "currency", "v1"],
-    queryParameters: { base: { description: `Base currency: ${SUPPORTED_CURRENCIES.join(", ")}`, example: "EUR" } },
-    query: z.object({
+    parameters: { base: { description: `Base currency: ${SUPPORTED_CURRENCIES.join(", ")}`, example: "EUR" } },
+    input: z.object({
       base: z
         .string({ error: "base is required" })
         .trim()
@@ -205,8 +118,97 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     }),
     produce: ({ base }) => exchangeRates(base),
   }),
+  defineService({
+    name: "keywords",
+    serviceName: "Devnet Keyword Extractor",
+    path: "/nlp/keywords",
+    inputIn: "json-body",
+    x402Version: 2,
+    price: usdc("0.025"),
+    description: "Extracts the main keywords of a text sent as a JSON body (synthetic demo service).",
+    tags: ["keywords", "text", "nlp", "extract", "summary"],
+    parameters: {
+      text: { description: "The text to read", example: "Solar and wind power lead the energy transition; solar panels get cheaper every year." },
+      limit: { description: "How many keywords, 1 to 10", example: 5, type: "integer", required: false },
+    },
+    input: z.object({
+      text: text("text", 5_000),
+      limit: z.number({ error: "limit is a number" }).int().min(1, "limit is at least 1").max(10, "limit is at most 10").default(5),
+    }),
+    produce: ({ text: source, limit }) => keywords(source, limit),
+  }),
+  defineService({
+    name: "stock-quote",
+    serviceName: "Devnet Stock Quotes",
+    path: "/stocks/:ticker/quote",
+    inputIn: "path",
+    x402Version: 2,
+    price: usdc("0.035"),
+    description: "Delayed stock quote for a ticker, named in the path (synthetic demo data).",
+    tags: ["stocks", "equities", "quote", "shares", "ticker"],
+    parameters: { ticker: { description: "Stock ticker, e.g. ACME", example: "ACME" } },
+    input: z.object({ ticker: text("ticker", 10).regex(/^[A-Za-z.]+$/, "ticker is letters only") }),
+    produce: ({ ticker }) => stockQuote(ticker),
+  }),
+  defineService({
+    name: "air-quality",
+    serviceName: "Devnet Air Quality",
+    path: "/air/quality",
+    x402Version: 2,
+    price: usdc("0.012"),
+    description: "Air quality index for a city; its 402 offers another network first and the local USDC second (synthetic demo data).",
+    tags: ["air quality", "pollution", "aqi", "smog", "health"],
+    parameters: { city: { description: "City name", example: "Lisbon" } },
+    offers: "foreign-first",
+    input: z.object({ city: text("city") }),
+    produce: ({ city }) => airQuality(city),
+  }),
+  defineService({
+    name: "mainnet-oracle",
+    serviceName: "Devnet Mainnet-only Oracle",
+    path: "/oracle/mainnet",
+    x402Version: 2,
+    price: usdc("0.045"),
+    description: "A price oracle that takes payment only on another network, so nothing on the local chain can pay it (synthetic demo data).",
+    tags: ["oracle", "mainnet", "price feed", "unpayable"],
+    parameters: { pair: { description: "Trading pair, e.g. ETH-USD", example: "ETH-USD" } },
+    offers: "foreign-only",
+    input: z.object({ pair: text("pair", 16) }),
+    produce: ({ pair }) => ({ pair, price: spotPrice(pair.split("-")[0] ?? pair).price }),
+  }),
 ];
 
+const GUIDE_CITIES = [
+  "Lisbon", "Porto", "Madrid", "Seville", "Paris", "Lyon", "Berlin", "Hamburg", "Vienna", "Prague",
+  "Warsaw", "Krakow", "Rome", "Milan", "Naples", "Athens", "Istanbul", "Cairo", "Nairobi", "Lagos",
+  "Mumbai", "Delhi", "Bangkok", "Hanoi", "Seoul", "Osaka", "Sydney", "Lima",
+] as const;
+
+/**
+ * A catalogue large enough that discovery must page and search must matter: a guide per city
+ * and topic (112 listings), all served by one host like one publisher's API.
+ */
+export const CITY_GUIDES: readonly DemoService[] = GUIDE_CITIES.flatMap((city, cityIndex) =>
+  GUIDE_TOPICS.map((topic, topicIndex) =>
+    defineService({
+      name: `guide-${city.toLowerCase()}-${topic}`,
+      serviceName: `Devnet City Guide: ${city} ${topic}`,
+      path: `/guides/${city.toLowerCase()}/${topic}`,
+      hostGroup: "city-guides",
+      x402Version: 2,
+      price: 1_000n + BigInt(((cityIndex + topicIndex) % 9) * 1_000),
+      description: `Three picks for ${topic} in ${city}, for a stay of a few days (synthetic demo data).`,
+      tags: ["city guide", "travel", city.toLowerCase(), topic],
+      parameters: { days: { description: "Length of the stay in days, 1 to 7", example: "2" } },
+      input: z.object({ days: z.coerce.number({ error: "days is required" }).int().min(1, "days is at least 1").max(7, "days is at most 7") }),
+      produce: ({ days }) => cityGuide(city, topic, days),
+    }),
+  ),
+);
+
+/** Everything the local world lists: the demo services first, then the guide catalogue. */
+export const ALL_SERVICES: readonly DemoService[] = [...DEMO_SERVICES, ...CITY_GUIDES];
+
 export function findDemoService(name: string): DemoService | undefined {
-  return DEMO_SERVICES.find((service) => service.name === name);
+  return ALL_SERVICES.find((service) => service.name === name);
 }

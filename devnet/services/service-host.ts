@@ -9,7 +9,7 @@ export type ServiceHost = {
   port: number;
   origin: string;
   /** Attaches the request handler, once it exists (it needs the host's URL first). */
-  attach(handler: PaidServiceHandler): void;
+  attach(handler: Pick<PaidServiceHandler, "handle">): void;
   /** Closes or reopens the port: offline means connections are refused. */
   setOnline(online: boolean): Promise<void>;
   stop(): Promise<void>;
@@ -17,7 +17,7 @@ export type ServiceHost = {
 
 /** Opens a port for a service; requests get 503 until a handler is attached. */
 export async function startServiceHost(): Promise<ServiceHost> {
-  let handler: PaidServiceHandler | undefined;
+  let handler: Pick<PaidServiceHandler, "handle"> | undefined;
   const server: Server = createServer((request, response) => {
     if (!handler) return sendProblem(response, 503, "Starting", "The service is still starting.");
     handler.handle(request, response).catch(() => sendProblem(response, 500, "Service error", "The service failed. Nothing was charged."));

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { sendJson } from "../http/json-response";
 import { preflight, produceAnswer, sendFacilitatorUnavailable, watchCaller, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
 import { v1RequirementsFor, type PaymentTerms } from "./payment-terms";
-import type { DemoService } from "./service-catalog";
+import type { DemoService } from "./define-service";
 
 export type V1ServiceOptions = HandlerEnvironment & {
   service: DemoService;
@@ -54,8 +54,8 @@ export function createV1ServiceHandler(options: V1ServiceOptions): PaidServiceHa
       const callerGone = watchCaller(response);
       const header = request.headers["x-payment"];
       const paymentHeader = Array.isArray(header) ? header[0] : header;
-      const url = preflight(service, request, response, Boolean(paymentHeader));
-      if (!url) return;
+      const accepted = await preflight(service, request, response, Boolean(paymentHeader));
+      if (!accepted) return;
       if (!paymentHeader) return paymentRequired(response, "X-PAYMENT header is required");
 
       const payment = decodePayment(paymentHeader);
@@ -73,7 +73,7 @@ export function createV1ServiceHandler(options: V1ServiceOptions): PaidServiceHa
       }
       if (!verification.isValid) return paymentRequired(response, verification.invalidReason ?? "invalid_payment");
 
-      const produced = await produceAnswer(service, url, response, callerGone, options);
+      const produced = await produceAnswer(service, accepted.input, response, callerGone, options);
       if (produced.kind !== "answer") return;
 
       let settlement: SettleResponse;

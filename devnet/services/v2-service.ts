@@ -1,11 +1,14 @@
-import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer, type HTTPRequestContext, type RouteConfig } from "@x402/core/server";
+import type { ServerResponse } from "node:http";
+import { decodePaymentRequiredHeader, encodePaymentRequiredHeader } from "@x402/core/http";
+import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer, type HTTPRequestContext, type HTTPResponseInstructions, type RouteConfig } from "@x402/core/server";
+import type { PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { formatUnits } from "viem";
 import { NodeHttpAdapter } from "./node-http-adapter";
 import { preflight, produceAnswer, sendFacilitatorUnavailable, watchCaller, writeInstructions, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
-import { discoveryExtensionFor, MAX_TIMEOUT_SECONDS, type PaymentTerms } from "./payment-terms";
-import type { DemoService } from "./service-catalog";
+import { discoveryExtensionFor, foreignNetworkOption, MAX_TIMEOUT_SECONDS, type PaymentTerms } from "./payment-terms";
+import type { DemoService } from "./define-service";
 
 export type V2ServiceOptions = HandlerEnvironment & {
   service: DemoService;
@@ -53,10 +56,16 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
       body: { error: "settlement_failed", reason: failure.errorReason, message: failure.errorMessage ?? failure.errorReason, transaction: failure.transaction || null },
     }),
   };
-  const httpServer = new x402HTTPResourceServer(resourceServer, { [`GET ${service.path}`]: route });
+  const httpServer = new x402HTTPResourceServer(resourceServer, { [`${service.method} ${service.path}`]: route });
   // Fetches /supported and checks the facilitator can settle this network and scheme.
   await httpServer.initialize();
-  const accepts = await resourceServer.buildPaymentRequirementsFromOptions([paymentOption], {});
+  const local = await resourceServer.buildPaymentRequirementsFromOptions([paymentOption], {});
+  // @x402/core builds requirements only for networks its facilitator supports; an option
+  // elsewhere is put in front on the wire, where a buyer has to choose between them.
+  const foreign = service.offers === "foreign-first" ? [foreignNetworkOption(service, terms.payTo)] : [];
+  const accepts = [...foreign, ...local];
+  const write = (response: ServerResponse, instructions: HTTPResponseInstructions) =>
+    writeInstructions(response, foreign.length > 0 ? offerFirst(instructions, foreign) : instructions);
 
   return {
     accepts,
@@ -64,9 +73,10 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
       const callerGone = watchCaller(response);
       const adapter = (url: URL) => new NodeHttpAdapter(request, url);
       const hasPayment = Boolean(request.headers["payment-signature"]);
-      const url = preflight(service, request, response, hasPayment);
-      if (!url) return;
-      const context: HTTPRequestContext = { adapter: adapter(url), path: url.pathname, method: "GET" };
+      const accepted = await preflight(service, request, response, hasPayment);
+      if (!accepted) return;
+      const { url, input } = accepted;
+      const context: HTTPRequestContext = { adapter: adapter(url), path: url.pathname, method: service.method };
 
       let result: Awaited<ReturnType<typeof httpServer.processHTTPRequest>>;
       try {
@@ -74,10 +84,10 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
       } catch {
         return sendFacilitatorUnavailable(response, "verify");
       }
-      if (result.type === "payment-error") return writeInstructions(response, result.response);
+      if (result.type === "payment-error") return write(response, result.response);
       if (result.type === "no-payment-required") throw new Error(`${service.path} is not protected`);
 
-      const produced = await produceAnswer(service, url, response, callerGone, options);
+      const produced = await produceAnswer(service, input, response, callerGone, options);
       if (produced.kind !== "answer") {
         await result.cancellationDispatcher.cancel({ reason: "handler_failed", responseStatus: 500 }).catch(() => undefined);
         return;
@@ -91,9 +101,18 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
       } catch {
         return sendFacilitatorUnavailable(response, "settle");
       }
-      if (!settlement.success) return writeInstructions(response, settlement.response);
+      if (!settlement.success) return write(response, settlement.response);
       response.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store, private", ...settlement.headers });
       response.end(produced.body);
     },
   };
+}
+
+/** The same 402 with the given options first in the `accepts` of its PAYMENT-REQUIRED header. */
+function offerFirst(instructions: HTTPResponseInstructions, options: Record<string, unknown>[]): HTTPResponseInstructions {
+  const name = Object.keys(instructions.headers).find((key) => key.toLowerCase() === "payment-required");
+  if (!name) return instructions;
+  const required = decodePaymentRequiredHeader(instructions.headers[name] ?? "");
+  const widened = { ...required, accepts: [...(options as unknown as PaymentRequirements[]), ...required.accepts] };
+  return { ...instructions, headers: { ...instructions.headers, [name]: encodePaymentRequiredHeader(widened) } };
 }

@@ -14,8 +14,9 @@ import type { ApprovalRequest, StreamWriter } from "../stream";
 import type { ChainReader } from "../x402/chain-reader";
 import { describeInputContract } from "../x402/call-usage";
 import { checkCall } from "../x402/check-call";
-import type { CallMethod } from "../x402/input-contract";
-import { stripQuery, type DiscoveryClient } from "../x402/discovery-client";
+import type { BodyType, CallMethod } from "../x402/input-contract";
+import { stripQuery, type DiscoveryClient, type ServiceListing } from "../x402/discovery-client";
+import { chooseBodyType, encodeRequestBody, type EncodedBody, type RequestBodyValue } from "../x402/request-body";
 import { PaymentTracker } from "./purchase/payment-tracker";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type OutboundFetch, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
@@ -49,10 +50,14 @@ export type AgentDependencies = {
 export type PurchaseCall = {
   url: string;
   method: CallMethod;
-  body?: string;
+  /** As the model gave it: fields or text, and how to send it when it said (request-body.ts). */
+  body?: { value: RequestBodyValue; type?: BodyType };
   intent: string;
   signal?: AbortSignal;
 };
+
+/** A call with its body encoded: exactly what is quoted and sent. */
+type EncodedCall = Omit<PurchaseCall, "body"> & { body?: EncodedBody };
 
 /**
  * Distinct tool calls run per model step. A model can ask for hundreds at once (each a
@@ -115,25 +120,35 @@ export class AgentRun {
    * request, or in a retry of this request, gets the first outcome instead of a new payment.
    */
   purchase(call: PurchaseCall): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
-    const intent = createHash("sha256").update(`${call.method}\n${call.url}\n${call.body ?? ""}`).digest("hex").slice(0, 32);
+    const listing = this.deps.discovery.lookup(call.url);
+    // Unless the model named a type, the body goes the way the service declared it takes one.
+    const encoding = call.body ? encodeRequestBody(call.body.value, chooseBodyType(call.body.value, call.body.type, listing?.input?.body?.type)) : undefined;
+    if (encoding && !encoding.ok) {
+      const usage = listing?.input ? ` The service's usage: ${describeInputContract(listing.input)}` : "";
+      return Promise.resolve(refused(`Not called, nothing was paid: ${encoding.problem}.${usage}`));
+    }
+    const encoded: EncodedCall = { ...call, body: encoding?.body };
+    // The same text sent as another type is another request, so the content type is part of the
+    // intent; a body-less call keeps the key it always had.
+    const body = encoded.body ? `${encoded.body.contentType}\n${encoded.body.text}` : "";
+    const intent = createHash("sha256").update(`${call.method}\n${call.url}\n${body}`).digest("hex").slice(0, 32);
     const existing = this.byIntent.get(intent);
     if (existing) return existing;
     const work = purchaseOnce(
       { store: this.deps.store.idempotency, key: `purchase:${this.input.requestKey}:${intent}`, tracker: this.tracker },
-      () => this.purchaseNow(call),
+      () => this.purchaseNow(encoded, listing),
     );
     this.byIntent.set(intent, work);
     return work;
   }
 
-  private async purchaseNow(call: PurchaseCall): Promise<PurchaseOutcome> {
-    const listing = this.deps.discovery.lookup(call.url);
+  private async purchaseNow(call: EncodedCall, listing: ServiceListing | undefined): Promise<PurchaseOutcome> {
     if (!listing && !this.userNamed(call.url)) {
       return refused("Only services returned by discover_services or named by the user can be called. Run discover_services first.");
     }
     // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
     const contract = listing?.input;
-    const check = contract ? checkCall(contract, call) : undefined;
+    const check = contract ? checkCall(contract, { url: call.url, method: call.method, body: call.body?.text, contentType: call.body?.contentType }) : undefined;
     if (contract && check && !check.ok) {
       return refused(`Not called, nothing was paid: ${check.problems.join("; ")}. The service's usage: ${describeInputContract(contract)}`);
     }
@@ -158,7 +173,8 @@ export class AgentRun {
         service: listing?.name ?? new URL(call.url).host,
         url: call.url,
         method: call.method,
-        body: call.body,
+        body: call.body?.text,
+        contentType: call.body?.contentType,
         listedAmount: listing?.amount,
         intent: call.intent,
         payer,

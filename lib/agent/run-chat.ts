@@ -9,6 +9,8 @@ import { stepCountIs, streamText, type JSONValue, type ModelMessage } from "ai";
 import type { ChatMessage } from "../chat/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { ErrorEvent, StreamWriter } from "../stream";
+import type { BodyType } from "../x402/input-contract";
+import { bodyTypeOf } from "../x402/request-body";
 import { AgentRun, purchaseDependenciesOf, type AgentDependencies } from "./agent-run";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
 import { purchaseOnce } from "./purchase/purchase-once";
@@ -107,7 +109,7 @@ export function startChatRun(
                 type: "tool-call",
                 toolCallId,
                 toolName: CALL_PAID_SERVICE_TOOL,
-                input: { url: input.approved.url, method: input.approved.method, ...(input.approved.body === undefined ? {} : { body: parseBody(input.approved.body) }) },
+                input: { url: input.approved.url, method: input.approved.method, ...(input.approved.body === undefined ? {} : bodyInput(input.approved.body, input.approved.contentType)) },
               },
             ],
           },
@@ -187,7 +189,14 @@ function describeFailure(error: unknown, signal: AbortSignal): ErrorEvent {
   return { code: "model_error", message: "The language model failed while answering. Any payment made is listed in the outcome." };
 }
 
-/** The approved body as the tool call's input showed it (a JSON object), or as text. */
+/** The approved body as the tool call's input would give it: JSON or form fields, or text, with its type. */
+function bodyInput(body: string, contentType: string | undefined): { body: unknown; bodyType: BodyType } {
+  const bodyType = bodyTypeOf(contentType) ?? "json";
+  if (bodyType === "form-data") return { body: Object.fromEntries(new URLSearchParams(body)), bodyType };
+  return { body: bodyType === "json" ? parseBody(body) : body, bodyType };
+}
+
+/** A JSON body as the object it was, or as text when it does not parse. */
 function parseBody(body: string): unknown {
   try {
     return JSON.parse(body) as unknown;

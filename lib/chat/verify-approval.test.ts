@@ -9,6 +9,7 @@ import type { ApprovalRequest } from "../stream";
 import { quoteNonce } from "../x402/authorization-nonce";
 import { encodePaymentSignatureHeader } from "../x402/payment-signature-header";
 import { selectPayableRequirement } from "../x402/payment-requirements";
+import type { RequestContentType } from "../x402/request-body";
 import { buildTransferTypedData, toViemTypedData } from "../x402/transfer-authorization";
 import { verifyApproval } from "./verify-approval";
 
@@ -18,7 +19,7 @@ const user = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c
 const payTo = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 const URL_ = "https://svc.example/translate";
 
-async function quote(body: string | undefined, method = "POST") {
+async function quote(body: string | undefined, method = "POST", contentType?: RequestContentType) {
   const selection = selectPayableRequirement(
     {
       x402Version: 2,
@@ -33,7 +34,7 @@ async function quote(body: string | undefined, method = "POST") {
   const now = Math.floor(Date.now() / 1000);
   const validAfter = BigInt(now - 5);
   const validBefore = BigInt(now + 300);
-  const nonce = quoteNonce(SECRET, { payer: user.address, option, chainId: offlineNetwork.chainId, url: URL_, method, validAfter, validBefore, intent: "", body });
+  const nonce = quoteNonce(SECRET, { payer: user.address, option, chainId: offlineNetwork.chainId, url: URL_, method, validAfter, validBefore, intent: "", body, contentType });
   const typedData = buildTransferTypedData(option, user.address, offlineNetwork.chainId, { validAfter, validBefore, nonce });
   const approval: ApprovalRequest = {
     method,
@@ -48,6 +49,7 @@ async function quote(body: string | undefined, method = "POST") {
     requirements: option.requirements,
     typedData,
     ...(body === undefined ? {} : { body }),
+    ...(contentType === undefined ? {} : { contentType }),
   };
   const signature = await user.signTypedData(toViemTypedData(typedData));
   return { approval, signature };
@@ -57,6 +59,31 @@ const verify = (header: string) =>
   verifyApproval({ header, walletAddress: user.address, network: offlineNetwork, quoteSecret: SECRET, now: Date.now(), serviceName: () => "Translator" });
 
 describe("verifyApproval and the quoted body", () => {
+  it("returns the body with the content type the signature was made for", async () => {
+    const { approval, signature } = await quote("email=a%40b.example", "POST", "application/x-www-form-urlencoded");
+    const approved = await verify(encodePaymentSignatureHeader(approval, signature));
+    expect(approved).toMatchObject({ body: "email=a%40b.example", contentType: "application/x-www-form-urlencoded" });
+  });
+
+  it("refuses the same body and signature with another content type, or with none", async () => {
+    const { approval, signature } = await quote("email=a%40b.example", "POST", "application/x-www-form-urlencoded");
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "text/plain; charset=utf-8" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    const { contentType: _dropped, ...untyped } = approval;
+    await expect(verify(encodePaymentSignatureHeader(untyped, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+  });
+
+  it("reads a body quoted without a named type as JSON, which is how it was sent", async () => {
+    const { approval, signature } = await quote('{"text":"hi"}');
+    expect(await verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).toMatchObject({ contentType: "application/json" });
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "text/plain; charset=utf-8" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+  });
+
+  it("refuses a content type on an approval quoted without a body", async () => {
+    const { approval, signature } = await quote(undefined, "GET");
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+  });
+
   it("returns the body the signature was made for", async () => {
     const { approval, signature } = await quote('{"text":"hello","to":"fr"}');
     const approved = await verify(encodePaymentSignatureHeader(approval, signature));

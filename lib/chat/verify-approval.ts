@@ -12,6 +12,7 @@ import { quoteNonce } from "../x402/authorization-nonce";
 import { isCallMethod } from "../x402/input-contract";
 import { decodePaymentSignatureHeader } from "../x402/payment-signature-header";
 import { selectPayableRequirement } from "../x402/payment-requirements";
+import { DEFAULT_CONTENT_TYPE } from "../x402/request-body";
 import { buildTransferTypedData, recoverAuthorizationSigner } from "../x402/transfer-authorization";
 
 /** A signature must leave at least this long to settle. */
@@ -44,6 +45,9 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
   }
   const method = payload.resource.method.toUpperCase();
   if (!isCallMethod(method)) throw new AppError("payment_required:mismatch", { details: "method" });
+  const { body, contentType } = payload.resource;
+  // A content type describes a body; on its own it was never quoted.
+  if (body === undefined && contentType !== undefined) throw new AppError("payment_required:mismatch", { details: "content type without a body" });
 
   const sameTerms =
     getAddress(authorization.from) === getAddress(input.walletAddress) &&
@@ -58,8 +62,10 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     validAfter: BigInt(authorization.validAfter),
     validBefore: BigInt(authorization.validBefore),
     intent: "",
-    // The quote's nonce covers the body it was made for: another body, or none, is a mismatch.
-    body: payload.resource.body,
+    // The quote's nonce covers the body it was made for and its content type: another body or
+    // type, or none, is a mismatch.
+    body,
+    contentType,
   });
   if (!sameTerms || expectedNonce.toLowerCase() !== authorization.nonce.toLowerCase()) {
     throw new AppError("payment_required:mismatch");
@@ -78,7 +84,7 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     service: input.serviceName(payload.resource.url),
     url: payload.resource.url,
     method,
-    ...(payload.resource.body === undefined ? {} : { body: payload.resource.body }),
+    ...(body === undefined ? {} : { body, contentType: contentType ?? DEFAULT_CONTENT_TYPE }),
     option,
     resource: payload.x402Version === 2 ? { url: payload.resource.url } : undefined,
     typedData,

@@ -19,7 +19,7 @@ const UsdcDecimal = z.string().regex(/^\d{1,15}(\.\d{1,6})?$/, "expected a USDC 
 export const DevnetService = z.object({
   /** Stable, kebab-case: also the key for fault switches. */
   name: z.string().min(1),
-  /** Full URL of the paid endpoint (GET, query parameters). */
+  /** Full URL of the paid endpoint, as discovery lists it. */
   url: HttpUrl,
   /** Price per call in USDC, as a decimal string. */
   price: UsdcDecimal,
@@ -33,6 +33,14 @@ export const DevnetService = z.object({
   network: z.string().min(1).optional(),
   /** Query parameters the endpoint takes, with an example value each. */
   queryParams: z.record(z.string(), z.string()).default({}),
+  method: z.enum(["GET", "POST"]).default("GET"),
+  /**
+   * A ready call with the service's example inputs: `url` with its query or path filled in
+   * (the listed `url` of a route template keeps its `:name` segments), and any JSON body.
+   */
+  example: z.object({ url: HttpUrl, body: z.record(z.string(), z.unknown()).optional() }).optional(),
+  /** Services of one group share a server, like one publisher's catalogue. */
+  group: z.string().optional(),
   /** Listed in discovery, but nothing listens on its port. */
   offline: z.boolean().default(false),
 });

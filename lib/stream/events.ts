@@ -4,6 +4,7 @@
  * cannot drift between the writer and the reader.
  */
 import { z } from "zod";
+import { RequestContentType } from "../x402/request-body";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -116,6 +117,8 @@ export const ApprovalRequest = z.object({
   typedData: TransferAuthorizationTypedData,
   /** The exact body the paid request will send (the signature covers it); echoed back when paying. */
   body: z.string().max(MAX_APPROVAL_BODY_CHARS).optional(),
+  /** How `body` is sent (JSON, form or text), covered by the signature too; only with a body. */
+  contentType: RequestContentType.optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 

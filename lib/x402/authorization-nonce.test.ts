@@ -17,6 +17,9 @@ const terms: NonceTerms = {
   intent: "",
 };
 
+/** The nonce `terms` had before content types were bound (computed with that version). */
+const PINNED_GET_NONCE = "0xd0a908e37f3b3931f8cc835d79810852c825e81b13da7911c682caf0a2a5aedd";
+
 describe("deriveAuthorizationNonce", () => {
   it("is a 32-byte hex value, stable for equal terms whatever the key order or address case", () => {
     const nonce = deriveAuthorizationNonce("secret".repeat(8), terms);
@@ -54,5 +57,18 @@ describe("deriveAuthorizationNonce", () => {
         expect(canonicalJson(reversed)).toBe(canonicalJson(value));
       }),
     );
+  });
+
+  it("binds a body's content type, and leaves the nonce of a body-less request as it was", () => {
+    const secret = "s".repeat(32);
+    const withBody = { ...terms, method: "POST", body: "email=a%40b.example" };
+    const form = deriveAuthorizationNonce(secret, { ...withBody, contentType: "application/x-www-form-urlencoded" });
+    expect(deriveAuthorizationNonce(secret, { ...withBody, contentType: "text/plain; charset=utf-8" })).not.toBe(form);
+    // No named type is JSON, the type such a body is sent with.
+    expect(deriveAuthorizationNonce(secret, withBody)).toBe(deriveAuthorizationNonce(secret, { ...withBody, contentType: "application/json" }));
+    expect(deriveAuthorizationNonce(secret, withBody)).not.toBe(form);
+    expect(deriveAuthorizationNonce(secret, { ...terms, contentType: "text/plain; charset=utf-8" })).toBe(deriveAuthorizationNonce(secret, terms));
+    // Pinned: a GET's nonce is the one it had before content types were bound.
+    expect(deriveAuthorizationNonce(secret, terms)).toBe(PINNED_GET_NONCE);
   });
 });

@@ -8,6 +8,7 @@ import "server-only";
  */
 import { createHmac } from "node:crypto";
 import type { PayableRequirement } from "./payment-requirements";
+import { DEFAULT_CONTENT_TYPE } from "./request-body";
 
 export type NonceTerms = {
   payer: string;
@@ -26,6 +27,8 @@ export type NonceTerms = {
   intent: string;
   /** The exact body the paid request sends, when it sends one: the payment is for that body. */
   body?: string;
+  /** The body's content type as sent (JSON when not named); ignored without a body. */
+  contentType?: string;
 };
 
 /** Deeper than this is refused: callers bound what they pass (see json-limits.ts); this is the backstop. */
@@ -66,6 +69,9 @@ export function deriveAuthorizationNonce(secret: string, terms: NonceTerms): `0x
     intent: terms.intent,
     // Absent for a request without a body, so such nonces are as before.
     body: terms.body,
+    // The same bytes read as a form or as JSON are different requests: the type is paid for too.
+    // What is bound is the type that goes on the wire, so "none named" and JSON are one quote.
+    contentType: terms.body === undefined ? undefined : (terms.contentType ?? DEFAULT_CONTENT_TYPE),
   });
   return `0x${createHmac("sha256", secret).update(message).digest("hex")}`;
 }
@@ -82,6 +88,7 @@ export type QuoteBinding = {
   /** A tool call id for the agent wallet; empty for a user's approval, which the user makes. */
   intent: string;
   body?: string;
+  contentType?: string;
 };
 
 /** The one place a quote's terms become its nonce: freezing and verifying cannot drift apart. */
@@ -100,5 +107,6 @@ export function quoteNonce(secret: string, quote: QuoteBinding): `0x${string}` {
     requirements: quote.option.requirements,
     intent: quote.intent,
     body: quote.body,
+    contentType: quote.contentType,
   });
 }

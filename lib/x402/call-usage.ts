@@ -37,12 +37,18 @@ export type ExampleCall = {
   url: string;
   /** Every query parameter the service declared, with an example value or not. */
   query: string[];
+  /**
+   * Path parameters with their example values, when the resource is a route template
+   * (`/stocks/:symbol`): `url` has them filled in, and `template` is the resource as listed.
+   */
+  path?: Record<string, string>;
+  template?: string;
   body?: Record<string, unknown>;
 };
 
 /**
  * A call built from the service's own examples: its query parameters set to their example
- * values and, for a JSON body, the example body. A model (the demo model included) starts from
+ * values and, for a JSON or form body, the example body. A model (the demo model included) starts from
  * it and puts the user's words where they belong.
  */
 export function exampleCall(resource: string, contract: InputContract): ExampleCall | undefined {
@@ -55,8 +61,16 @@ export function exampleCall(resource: string, contract: InputContract): ExampleC
   for (const parameter of contract.query) {
     if (parameter.example !== undefined && parameter.example !== "" && !url.searchParams.has(parameter.name)) url.searchParams.set(parameter.name, parameter.example);
   }
-  const call: ExampleCall = { method: contract.method, url: url.toString(), query: contract.query.map((parameter) => parameter.name) };
-  if (contract.body?.type === "json" && contract.body.example) {
+  const pathExamples = Object.fromEntries(contract.path.flatMap((parameter) => (parameter.example ? [[parameter.name, parameter.example] as const] : [])));
+  const template = url.toString();
+  const filled = fillRouteTemplate(template, pathExamples);
+  const call: ExampleCall = { method: contract.method, url: filled, query: contract.query.map((parameter) => parameter.name) };
+  if (filled !== template) {
+    call.path = pathExamples;
+    call.template = template;
+  }
+  // A form's example is an object of fields too; the call sends it as the form it was declared.
+  if ((contract.body?.type === "json" || contract.body?.type === "form-data") && contract.body.example) {
     try {
       const body = JSON.parse(contract.body.example) as unknown;
       if (body && typeof body === "object" && !Array.isArray(body)) call.body = body as Record<string, unknown>;
@@ -65,4 +79,28 @@ export function exampleCall(resource: string, contract: InputContract): ExampleC
     }
   }
   return call.url.length <= 2048 ? call : undefined;
+}
+
+/**
+ * A listed route template's `:name` segments replaced by the given values (percent-encoded, so
+ * a value cannot add path segments); segments without a value stay as they are, and the call
+ * check then names them as not filled in. The bazaar spec lists a dynamic route as its origin
+ * plus `routeTemplate`, so a resource URL may carry such segments.
+ */
+export function fillRouteTemplate(resource: string, values: Readonly<Record<string, string>>): string {
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return resource;
+  }
+  url.pathname = url.pathname
+    .split("/")
+    .map((segment) => {
+      const name = /^:([A-Za-z_][\w-]*)$/.exec(segment)?.[1];
+      const value = name === undefined ? undefined : values[name];
+      return value === undefined || value === "" ? segment : encodeURIComponent(value);
+    })
+    .join("/");
+  return url.toString();
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { checkCall } from "./check-call";
 import type { InputContract } from "./input-contract";
+import { BODY_CONTENT_TYPES } from "./request-body";
 
 const weather: InputContract = {
   method: "GET",
@@ -58,5 +59,50 @@ describe("checkCall", () => {
 
   it("reads a path with a malformed percent escape instead of failing on it", () => {
     expect(checkCall(weather, { url: "https://w.example/%E0%A4%A/weather?city=Oslo", method: "GET" })).toEqual({ ok: true });
+  });
+
+  describe("form and text bodies", () => {
+    const subscribe: InputContract = {
+      method: "POST",
+      query: [],
+      path: [],
+      body: { type: "form-data", fields: [{ name: "email", required: true }, { name: "list", required: true }, { name: "note", required: false }] },
+    };
+    const summarize: InputContract = { method: "POST", query: [], path: [], body: { type: "text", fields: [] } };
+    const url = "https://s.example/subscribe";
+    const form = BODY_CONTENT_TYPES["form-data"];
+    const text = BODY_CONTENT_TYPES.text;
+
+    it("lets a form body with every required field through, empty values included", () => {
+      expect(checkCall(subscribe, { url, method: "POST", body: "email=a%40b.example&list=news", contentType: form })).toEqual({ ok: true });
+      expect(checkCall(subscribe, { url, method: "POST", body: "email=&list=news&note=hi+there", contentType: form })).toEqual({ ok: true });
+    });
+
+    it("names missing form fields, and a missing form body", () => {
+      expect(checkCall(subscribe, { url, method: "POST", body: "email=a%40b.example", contentType: form })).toEqual({ ok: false, problems: ['missing form field "list"'] });
+      expect(checkCall(subscribe, { url, method: "POST", body: "note=x", contentType: form })).toEqual({ ok: false, problems: ['missing form fields "email", "list"'] });
+      expect(checkCall(subscribe, { url, method: "POST" })).toEqual({ ok: false, problems: ['the service needs a form (form-data) body with "email", "list"'] });
+    });
+
+    it("refuses a body sent as another type than the service declared", () => {
+      expect(checkCall(subscribe, { url, method: "POST", body: '{"email":"a@b.example","list":"news"}' })).toEqual({
+        ok: false,
+        problems: ["the service takes a form (form-data) body, not a JSON body"],
+      });
+      expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "text=hi&to=fr", contentType: form })).toEqual({
+        ok: false,
+        problems: ["the service takes a JSON body, not a form (form-data) body"],
+      });
+      expect(checkCall(summarize, { url, method: "POST", body: "x=1", contentType: "application/xml" })).toEqual({
+        ok: false,
+        problems: ["the service takes a text body, not a body of type application/xml"],
+      });
+    });
+
+    it("wants a text body that says something", () => {
+      expect(checkCall(summarize, { url, method: "POST", body: "A long article.", contentType: text })).toEqual({ ok: true });
+      expect(checkCall(summarize, { url, method: "POST", body: " \n ", contentType: text })).toEqual({ ok: false, problems: ["the text body is empty"] });
+      expect(checkCall(summarize, { url, method: "POST", body: "", contentType: text })).toEqual({ ok: false, problems: ["the service needs a text body"] });
+    });
   });
 });

@@ -5,8 +5,10 @@
  * declared nothing gets the call as it is.
  */
 import type { InputContract } from "./input-contract";
+import { bodyTypeOf, describeBodyType } from "./request-body";
 
-export type PlannedCall = { url: string; method: string; body?: string };
+/** `contentType` is the body's as it will be sent; none means JSON (request-body.ts). */
+export type PlannedCall = { url: string; method: string; body?: string; contentType?: string };
 
 export type CallCheck = { ok: true } | { ok: false; problems: string[] };
 
@@ -30,10 +32,15 @@ export function checkCall(contract: InputContract, call: PlannedCall): CallCheck
   }
 
   if (contract.body) {
+    const declared = contract.body.type;
     const required = contract.body.fields.filter((field) => field.required);
+    const sent = bodyTypeOf(call.contentType);
     if (call.body === undefined || call.body === "") {
-      problems.push(`the service needs a ${contract.body.type === "json" ? "JSON " : ""}body${required.length > 0 ? ` with ${names(required)}` : ""}`);
-    } else if (contract.body.type === "json") {
+      problems.push(`the service needs a ${describeBodyType(declared)} body${required.length > 0 ? ` with ${names(required)}` : ""}`);
+    } else if (sent !== declared) {
+      // A service reads its body one way: fields sent another way would arrive as nothing it knows.
+      problems.push(`the service takes a ${describeBodyType(declared)} body, not ${sent ? `a ${describeBodyType(sent)} body` : `a body of type ${call.contentType}`}`);
+    } else if (declared === "json") {
       let parsed: unknown;
       try {
         parsed = JSON.parse(call.body);
@@ -45,8 +52,14 @@ export function checkCall(contract: InputContract, call: PlannedCall): CallCheck
         const missing = required.filter((field) => !isObject || (parsed as Record<string, unknown>)[field.name] === undefined);
         if (missing.length > 0) problems.push(`missing body field${missing.length === 1 ? "" : "s"} ${names(missing)}`);
       }
+    } else if (declared === "form-data") {
+      const fields = new URLSearchParams(call.body);
+      const missing = required.filter((field) => !fields.has(field.name));
+      if (missing.length > 0) problems.push(`missing form field${missing.length === 1 ? "" : "s"} ${names(missing)}`);
+    } else if (call.body.trim() === "") {
+      problems.push("the text body is empty");
     }
-  } else if (call.body !== undefined && (method === "GET" || method === "DELETE")) {
+  } else if (call.body !== undefined && (method === "GET" || method === "HEAD" || method === "DELETE")) {
     problems.push(`a ${method} request carries no body`);
   }
   return problems.length === 0 ? { ok: true } : { ok: false, problems };

@@ -17,15 +17,20 @@ import type { DiscoveredService } from "../stream";
 import { BoundedCache } from "./bounded-cache";
 import { readInputContract, type InputContract } from "./input-contract";
 import { selectPayableRequirement, type PayableNetwork } from "./payment-requirements";
+import { RouteIndex } from "./route-template";
 import { sanitizeServiceText } from "./service-text";
 
 /** Distinct queries cached at once, and listings remembered for `lookup`. */
 const MAX_CACHED_QUERIES = 64;
 const MAX_KNOWN_LISTINGS = 2_000;
+/** Origins, and route templates per origin, remembered for `lookup` of a filled-in route. */
+const MAX_ROUTE_ORIGINS = 200;
+const MAX_ROUTES_PER_ORIGIN = 20;
 const MAX_DESCRIPTION_CHARS = 300;
 
 const DiscoveryItem = z.looseObject({
-  resource: z.string().max(2048),
+  // The spec allows "the resource URL or identifier"; only an http(s) URL is something we can call.
+  resource: z.string().max(2048).refine(isHttpUrl),
   type: z.string().optional(),
   x402Version: z.number().int().min(1).max(2),
   accepts: z.array(z.record(z.string(), z.unknown())).max(32),
@@ -87,7 +92,10 @@ export type ServiceListing = DiscoveredService & {
 export type DiscoveryClient = {
   /** Services matching a query (the Bazaar's ranking), or all services without one. */
   find(query?: string, signal?: AbortSignal): Promise<ServiceListing[]>;
-  /** A listed service by its resource URL (query string ignored), from the last listing. */
+  /**
+   * A listed service by its resource URL (query string ignored), from the last listing; a
+   * service listed by a route template (`/stocks/:symbol`) also by a URL that fills it in.
+   */
   lookup(resource: string): ServiceListing | undefined;
 };
 
@@ -97,6 +105,9 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
   // Keyed by the model's query: bounded, so no sequence of queries can grow them without end.
   const cache = new BoundedCache<string, ServiceListing[]>({ maxEntries: MAX_CACHED_QUERIES, ttlMs: ttl, now });
   const known = new BoundedCache<string, ServiceListing>({ maxEntries: MAX_KNOWN_LISTINGS });
+  // The bazaar lists a dynamic route by its template, and a call fills the template in: such
+  // listings are also kept by origin, to be found by the path a call actually takes.
+  const routes = new RouteIndex<ServiceListing>({ maxOrigins: MAX_ROUTE_ORIGINS, maxRoutesPerOrigin: MAX_ROUTES_PER_ORIGIN });
 
   async function getJson(path: string, signal?: AbortSignal): Promise<{ status: number; body?: unknown }> {
     const response = await options.fetch(new URL(path, withSlash(options.facilitatorUrl)).toString(), {
@@ -113,7 +124,7 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
   function toListing(raw: unknown): ServiceListing | undefined {
     const item = DiscoveryItem.safeParse(raw);
     if (!item.success) return undefined;
-    const selection = selectPayableRequirement({ x402Version: item.data.x402Version as 1 | 2, accepts: item.data.accepts }, options.network);
+    const selection = payableOption(item.data.x402Version as 1 | 2, item.data.accepts);
     if (!selection.ok) return undefined;
     // Catalogue text is the service's: the bazaar's own metadata rules for the name and tags,
     // and the same kind of cleaning for the description, before it reaches the model or page.
@@ -131,7 +142,15 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
     const input = readInputContract(item.data);
     if (input) listing.input = input;
     known.set(stripQuery(listing.resource), listing);
+    routes.remember(listing.resource, input?.routeTemplate, listing);
     return listing;
+  }
+
+  // Terms as the item's version reads them, else as the other's: the spec's list example (v2 §8.1)
+  // says `x402Version: 1` with v2 terms (`amount`). Only the listed price depends on it.
+  function payableOption(version: 1 | 2, accepts: Record<string, unknown>[]) {
+    const selection = selectPayableRequirement({ x402Version: version, accepts }, options.network);
+    return selection.ok ? selection : selectPayableRequirement({ x402Version: version === 1 ? 2 : 1, accepts }, options.network);
   }
 
   function collect(into: Map<string, ServiceListing>, raws: unknown[]): void {
@@ -191,7 +210,7 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
       return trimmed ? cached(`search:${trimmed}`, () => search(trimmed, signal)) : cached("list", () => listAll(signal));
     },
     lookup(resource) {
-      return known.get(stripQuery(resource));
+      return known.get(stripQuery(resource)) ?? routes.find(resource);
     },
   };
 }
@@ -211,6 +230,10 @@ export function matchLocally(query: string, listings: readonly ServiceListing[])
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .map((entry) => entry.listing);
+}
+
+function isHttpUrl(value: string): boolean {
+  return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
 }
 
 function withSlash(url: string): string {

@@ -5,7 +5,7 @@
  */
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { describe, expect, it } from "vitest";
-import { describeInputContract, exampleCall, MAX_USAGE_CHARS } from "./call-usage";
+import { describeInputContract, exampleCall, fillRouteTemplate, MAX_USAGE_CHARS } from "./call-usage";
 import { readInputContract } from "./input-contract";
 
 const v2 = (extensions: unknown) => ({ x402Version: 2, accepts: [{}], extensions: extensions as Record<string, unknown> });
@@ -122,5 +122,20 @@ describe("exampleCall", () => {
     const post = readInputContract(v2(declareDiscoveryExtension({ bodyType: "json", input: { text: "hi", to: "fr" }, inputSchema: { properties: { text: { type: "string" } } } })))!;
     expect(exampleCall("https://t.example/translate", post)).toEqual({ method: "POST", url: "https://t.example/translate", query: [], body: { text: "hi", to: "fr" } });
     expect(exampleCall("not a url", get)).toBeUndefined();
+  });
+
+  it("fills a listed route template's path parameters with their examples, encoded, and keeps the template", () => {
+    const extensions = declareDiscoveryExtension({ pathParams: { symbol: "AAPL", venue: "a/b" }, pathParamsSchema: { properties: { symbol: { type: "string" } } } }) as unknown as { bazaar: Record<string, unknown> };
+    extensions.bazaar.routeTemplate = "/stocks/:venue/:symbol/quote";
+    const contract = readInputContract(v2(extensions))!;
+    expect(exampleCall("https://s.example/stocks/:venue/:symbol/quote", contract)).toEqual({
+      method: "GET",
+      url: "https://s.example/stocks/a%2Fb/AAPL/quote",
+      query: [],
+      path: { symbol: "AAPL", venue: "a/b" },
+      template: "https://s.example/stocks/:venue/:symbol/quote",
+    });
+    expect(fillRouteTemplate("https://s.example/stocks/:symbol/quote", {})).toBe("https://s.example/stocks/:symbol/quote");
+    expect(fillRouteTemplate("https://s.example/stocks/:symbol/quote", { symbol: "../x" })).toBe("https://s.example/stocks/..%2Fx/quote");
   });
 });

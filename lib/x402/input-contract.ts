@@ -9,7 +9,8 @@
 import { z } from "zod";
 import { sanitizeServiceText } from "./service-text";
 
-export const CALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+/** The methods the bazaar spec names for an HTTP resource (HEAD among its query methods). */
+export const CALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type CallMethod = (typeof CALL_METHODS)[number];
 export const isCallMethod = (value: string): value is CallMethod => (CALL_METHODS as readonly string[]).includes(value);
 export type BodyType = "json" | "form-data" | "text";
@@ -42,6 +43,7 @@ const ParamMapSchema = z.looseObject({ properties: optionalRecord, required: z.a
 const BazaarExtension = z.looseObject({
   info: z.looseObject({
     input: z.looseObject({
+      type: z.string().optional().catch(undefined),
       method: z.string().optional().catch(undefined),
       queryParams: optionalRecord,
       pathParams: optionalRecord,
@@ -68,6 +70,7 @@ const BazaarExtension = z.looseObject({
 });
 
 const V1Input = z.looseObject({
+  type: z.string().optional().catch(undefined),
   method: z.string().optional().catch(undefined),
   queryParams: optionalRecord,
   bodyType: z.string().optional().catch(undefined),
@@ -79,15 +82,24 @@ export function readInputContract(resource: { x402Version: number; accepts: read
   if (resource.x402Version >= 2) {
     const extensions = AnyRecord.safeParse(resource.extensions);
     const bazaar = BazaarExtension.safeParse(extensions.success ? extensions.data.bazaar : undefined);
-    return bazaar.success ? fromBazaar(bazaar.data) : undefined;
+    return bazaar.success && isHttp(bazaar.data.info.input.type) ? fromBazaar(bazaar.data) : undefined;
   }
   for (const accept of resource.accepts) {
     const outputSchema = AnyRecord.safeParse(accept.outputSchema);
     if (!outputSchema.success) continue;
     const input = V1Input.safeParse(outputSchema.data.input);
-    if (input.success) return fromV1(input.data, outputSchema.data.output);
+    if (input.success && isHttp(input.data.type)) return fromV1(input.data, outputSchema.data.output);
   }
   return undefined;
+}
+
+/**
+ * The spec's `input.type` tells an HTTP endpoint ("http") from an MCP tool ("mcp"), whose
+ * tool name and arguments are no method, query or body: read as HTTP, a tool would look like a
+ * GET taking nothing. A declaration without a type is read as HTTP, as before types existed.
+ */
+function isHttp(type: string | undefined): boolean {
+  return type === undefined || type.toLowerCase() === "http";
 }
 
 function fromBazaar(bazaar: z.infer<typeof BazaarExtension>): InputContract {
@@ -111,7 +123,9 @@ function fromBazaar(bazaar: z.infer<typeof BazaarExtension>): InputContract {
 }
 
 function fromV1(input: z.infer<typeof V1Input>, output: unknown): InputContract {
-  const bodyType = input.bodyType === "json" || input.bodyType === "form-data" || input.bodyType === "text" ? input.bodyType : undefined;
+  // Only a method that takes a body can have its fields read as one (GET, HEAD and DELETE do not).
+  const takesBody = !["GET", "HEAD", "DELETE"].includes(input.method?.toUpperCase() ?? "");
+  const bodyType = v1BodyType(input.bodyType, takesBody && input.bodyFields !== undefined);
   const contract: InputContract = {
     ...methodOf(input.method, bodyType !== undefined),
     query: fieldDescriptions(input.queryParams),
@@ -120,6 +134,17 @@ function fromV1(input: z.infer<typeof V1Input>, output: unknown): InputContract 
   if (bodyType) contract.body = { type: bodyType, fields: fieldDescriptions(input.bodyFields) };
   if (output !== undefined && output !== null) contract.outputExample = exampleText(output, MAX_OUTPUT_EXAMPLE_CHARS);
   return contract;
+}
+
+/**
+ * v1's request description made `bodyType` optional and also named `multipart-form-data`: the
+ * reference v1 → v2 reading (@x402/extensions) folds that into `form-data` and reads declared
+ * body fields without a type as JSON, so their fields are kept rather than dropped.
+ */
+function v1BodyType(declared: string | undefined, hasFields: boolean): BodyType | undefined {
+  if (declared === "json" || declared === "form-data" || declared === "text") return declared;
+  if (declared === "multipart-form-data") return "form-data";
+  return declared === undefined && hasFields ? "json" : undefined;
 }
 
 function methodOf(declared: string | undefined, hasBody: boolean): Pick<InputContract, "method" | "methodInferred"> {

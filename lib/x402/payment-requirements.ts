@@ -1,6 +1,6 @@
 /**
  * Reads a service's 402 answer (x402 v1 body or v2 `PAYMENT-REQUIRED` header) and picks the
- * option this deployment can pay: scheme `exact`, our network, our USDC. The service's
+ * option this deployment can pay: scheme `exact` by EIP-3009, our network, our USDC. The service's
  * words are data: nothing here trusts a field it has not validated.
  */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
@@ -11,7 +11,16 @@ import { serviceToken } from "./service-text";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const baseUnits = z.string().regex(/^\d{1,30}$/);
-const domainExtra = z.looseObject({ name: z.string().min(1).max(64), version: z.string().min(1).max(16) });
+/**
+ * The exact EVM scheme lets an option name how the asset moves (`extra.assetTransferMethod`):
+ * we sign EIP-3009 authorizations only, so a `permit2` or `erc7710` option is not ours to pay;
+ * an option that names no method is EIP-3009, the scheme's default.
+ */
+const domainExtra = z.looseObject({
+  name: z.string().min(1).max(64),
+  version: z.string().min(1).max(16),
+  assetTransferMethod: z.literal("eip3009").optional(),
+});
 
 const RequirementV2 = z.looseObject({
   scheme: z.string(),

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { Address, MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../stream/events";
 import { withinJsonLimits } from "./json-limits";
+import { RequestContentType } from "./request-body";
 
 export const PAYMENT_SIGNATURE_HEADER = "PAYMENT-SIGNATURE";
 /** Headers of this size or more are refused before decoding. */
@@ -25,7 +26,12 @@ export type TransferAuthorization = z.infer<typeof TransferAuthorization>;
 
 export const PaymentSignaturePayload = z.strictObject({
   x402Version: z.number().int().min(1).max(2),
-  resource: z.strictObject({ url: z.string().max(2048), method: z.string().max(16), body: z.string().max(MAX_APPROVAL_BODY_CHARS).optional() }),
+  resource: z.strictObject({
+    url: z.string().max(2048),
+    method: z.string().max(16),
+    body: z.string().max(MAX_APPROVAL_BODY_CHARS).optional(),
+    contentType: RequestContentType.optional(),
+  }),
   accepted: z.record(z.string(), z.unknown()),
   payload: z.strictObject({
     signature: z.string().regex(/^0x[0-9a-fA-F]+$/).max(1024),
@@ -46,11 +52,17 @@ function fromBase64(text: string): string {
   return new TextDecoder().decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
 }
 
-/** Builds the header value once the wallet has signed `approval.typedData`. */
+/**
+ * Builds the header value once the wallet has signed `approval.typedData`. The body and its
+ * content type go back exactly as approved: the server sends them, and the nonce covers both.
+ */
 export function encodePaymentSignatureHeader(approval: ApprovalRequest, signature: `0x${string}`): string {
+  const resource: PaymentSignaturePayload["resource"] = { url: approval.resource, method: approval.method };
+  if (approval.body !== undefined) resource.body = approval.body;
+  if (approval.contentType !== undefined) resource.contentType = approval.contentType;
   const payload: PaymentSignaturePayload = {
     x402Version: approval.x402Version,
-    resource: approval.body === undefined ? { url: approval.resource, method: approval.method } : { url: approval.resource, method: approval.method, body: approval.body },
+    resource,
     accepted: approval.requirements,
     payload: { signature, authorization: approval.typedData.message as TransferAuthorization },
   };

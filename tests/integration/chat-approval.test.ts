@@ -39,7 +39,7 @@ async function sign(approval: ApprovalRequest, privateKey: `0x${string}`) {
 }
 
 type HeaderPayload = {
-  resource: { url: string };
+  resource: { url: string; contentType?: string };
   accepted: { payTo: string };
   payload: { authorization: { to: string; value: string; nonce: string } };
 };
@@ -133,6 +133,9 @@ describe("approval with the user's wallet", () => {
     it("a tampered nonce", () => expect402(reencode(header, (payload) => (payload.payload.authorization.nonce = `0x${"11".repeat(32)}`)), "payment_required:mismatch"));
 
     it("a tampered resource", () => expect402(reencode(header, (payload) => (payload.resource.url = `${payload.resource.url}&city=Porto`)), "payment_required:mismatch"));
+
+    // The quote was for a GET without a body: a content type names a body nobody approved.
+    it("a content type added to a quote without a body", () => expect402(reencode(header, (payload) => (payload.resource.contentType = "application/json")), "payment_required:mismatch"));
 
     it("another wallet's signature", async () => {
       const other = encodePaymentSignatureHeader(approval, await sign(approval, harness.devnet.accounts.agent.privateKey as `0x${string}`));

@@ -31,8 +31,14 @@ function balanceOf(address: string): Promise<bigint> {
   return chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address as Address] });
 }
 
+/** The service's own example call: its URL with query or path filled in. */
 function serviceUrl(service: Devnet["services"][number]): string {
-  return `${service.url}?${new URLSearchParams(service.queryParams)}`;
+  return service.example?.url ?? `${service.url}?${new URLSearchParams(service.queryParams)}`;
+}
+
+/** The request the example call makes: a JSON body for a POST service, nothing for GET. */
+function exampleInit(service: Devnet["services"][number]): RequestInit {
+  return service.example?.body ? { method: service.method, headers: { "content-type": "application/json" }, body: JSON.stringify(service.example.body) } : {};
 }
 
 /** The official client, configured the way any x402 buyer would configure it for this chain. */
@@ -96,21 +102,25 @@ describe("accounts", () => {
 });
 
 describe("402 answers", () => {
-  it("v2 services list their exact requirements in the PAYMENT-REQUIRED header", async () => {
+  it("v2 services list their exact requirements in the PAYMENT-REQUIRED header, other networks where they offer them", async () => {
+    const local = (service: Devnet["services"][number]) => ({
+      scheme: "exact",
+      network: "eip155:31337",
+      amount: service.amount,
+      asset: devnet.usdc,
+      payTo: devnet.accounts.merchant.address,
+      extra: { name: "USD Coin", version: "2" },
+    });
+    const base = (service: Devnet["services"][number]) => ({ scheme: "exact", network: "eip155:8453", amount: service.amount, asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" });
     for (const service of devnet.services.filter((entry) => entry.x402Version === 2 && !entry.offline)) {
-      const response = await fetch(serviceUrl(service));
+      const response = await fetch(serviceUrl(service), exampleInit(service));
       expect(response.status, service.name).toBe(402);
       const required = decodePaymentRequiredHeader(response.headers.get("payment-required") ?? "");
       expect(required.x402Version).toBe(2);
-      expect(required.accepts).toHaveLength(1);
-      expect(required.accepts[0]).toMatchObject({
-        scheme: "exact",
-        network: "eip155:31337",
-        amount: service.amount,
-        asset: devnet.usdc,
-        payTo: devnet.accounts.merchant.address,
-        extra: { name: "USD Coin", version: "2" },
-      });
+      // The 402 names the URL the request went to, port included.
+      expect(required.resource.url.split("?")[0], service.name).toBe(serviceUrl(service).split("?")[0]);
+      const expected = service.name === "air-quality" ? [base(service), local(service)] : service.name === "mainnet-oracle" ? [base(service)] : [local(service)];
+      expect(required.accepts, service.name).toMatchObject(expected);
     }
   });
 
@@ -134,7 +144,7 @@ describe("402 answers", () => {
   it("prices premium-report above the app's default 1.00 USDC per-payment limit", () => {
     const premium = devnet.services.find((service) => service.name === "premium-report");
     expect(BigInt(premium?.amount ?? 0)).toBeGreaterThan(1_000_000n);
-    const prices = devnet.services.map((service) => service.price);
+    const prices = devnet.services.filter((service) => !service.group).map((service) => service.price);
     expect(new Set(prices).size).toBe(prices.length);
   });
 });
@@ -142,7 +152,8 @@ describe("402 answers", () => {
 describe("paying every paid service with the official x402 client", () => {
   const paid = () => devnet.services.filter((service) => !service.offline);
 
-  it.each(["weather", "crypto-price", "news-headlines", "premium-report", "slow-analysis", "fx-rates"])("pays %s", async (name) => {
+  const payable = ["weather", "crypto-price", "news-headlines", "premium-report", "slow-analysis", "fx-rates", "keywords", "stock-quote", "air-quality", "guide-lisbon-food"];
+  it.each(payable)("pays %s", async (name) => {
     const service = paid().find((entry) => entry.name === name);
     if (!service) throw new Error(`no service ${name}`);
     const pay = officialPayingFetch(devnet.accounts.agent.privateKey as Hex);
@@ -150,7 +161,7 @@ describe("paying every paid service with the official x402 client", () => {
     const payee = devnet.accounts.merchant.address;
     const [payerBefore, payeeBefore] = await Promise.all([balanceOf(payer), balanceOf(payee)]);
 
-    const response = await pay(serviceUrl(service));
+    const response = await pay(serviceUrl(service), exampleInit(service));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { demo?: boolean };
     expect(body.demo).toBe(true);
@@ -166,8 +177,18 @@ describe("paying every paid service with the official x402 client", () => {
     expect(await balanceOf(payee)).toBe(payeeBefore + price);
   });
 
-  it("every paid service has been paid (the list above is complete)", () => {
-    expect(paid().map((service) => service.name).sort()).toEqual(["crypto-price", "fx-rates", "news-headlines", "premium-report", "slow-analysis", "weather"]);
+  it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own)", () => {
+    const kinds = paid().map((service) => service.group ?? service.name);
+    expect([...new Set(kinds)].sort()).toEqual([...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle"].sort());
+  });
+
+  it("cannot pay the service that takes only another network, and nothing moves", async () => {
+    const oracle = paid().find((service) => service.name === "mainnet-oracle");
+    if (!oracle) throw new Error("no mainnet-oracle");
+    const before = await balanceOf(devnet.accounts.agent.address);
+    const pay = officialPayingFetch(devnet.accounts.agent.privateKey as Hex);
+    await expect(pay(serviceUrl(oracle))).rejects.toThrow(/eip155:8453|network|support/i);
+    expect(await balanceOf(devnet.accounts.agent.address)).toBe(before);
   });
 
   it.each(["weather", "fx-rates"])("refuses a replayed payment header for %s and moves no money", async (name) => {
@@ -218,20 +239,39 @@ describe("discovery", () => {
     pagination: { limit: number; offset: number; total: number };
   };
 
-  it("lists every service, offline one included, with its price", async () => {
-    const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?type=http&limit=50`);
-    expect(response.status).toBe(200);
-    const list = (await response.json()) as ListResponse;
-    expect(Object.keys(list).sort()).toEqual(["items", "pagination", "x402Version"]);
-    expect(list.pagination).toEqual({ limit: 50, offset: 0, total: devnet.services.length });
+  it("lists every service over two pages, offline one included, with its price", async () => {
+    const items: ListResponse["items"] = [];
+    for (const offset of [0, 100]) {
+      const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?type=http&limit=100&offset=${offset}`);
+      expect(response.status).toBe(200);
+      const list = (await response.json()) as ListResponse;
+      expect(Object.keys(list).sort()).toEqual(["items", "pagination", "x402Version"]);
+      expect(list.pagination).toEqual({ limit: 100, offset, total: devnet.services.length });
+      items.push(...list.items);
+    }
+    expect(devnet.services.length).toBeGreaterThan(100);
+    expect(items).toHaveLength(devnet.services.length);
     for (const service of devnet.services) {
-      const item = list.items.find((entry) => entry.resource === service.url);
+      const item = items.find((entry) => entry.resource === service.url);
       expect(item, service.name).toBeDefined();
       expect(item?.type).toBe("http");
       expect(item?.x402Version).toBe(service.x402Version);
       const accept = item?.accepts[0] ?? {};
       expect(accept.amount ?? accept.maxAmountRequired).toBe(service.amount);
     }
+  });
+
+  it("lists the v1 service by its outputSchema alone and the route-template service by its template", async () => {
+    const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?type=http&limit=20`);
+    const list = (await response.json()) as { items: (ListResponse["items"][number] & { extensions?: Record<string, { routeTemplate?: string; info?: { input?: Record<string, unknown> } }> })[] };
+    const v1 = list.items.find((item) => item.x402Version === 1);
+    expect(v1).toBeDefined();
+    expect(v1).not.toHaveProperty("extensions");
+    expect(v1?.accepts[0]?.outputSchema).toMatchObject({ input: { type: "http", method: "GET", queryParams: { base: { type: "string", required: true } } } });
+    const stock = list.items.find((item) => item.resource.endsWith("/stocks/:ticker/quote"));
+    expect(stock?.extensions?.bazaar).toMatchObject({ routeTemplate: "/stocks/:ticker/quote", info: { input: { method: "GET", pathParams: { ticker: "ACME" } } } });
+    const post = list.items.find((item) => item.resource.endsWith("/nlp/keywords"));
+    expect(post?.extensions?.bazaar?.info?.input).toMatchObject({ method: "POST", bodyType: "json", body: { text: expect.any(String) } });
   });
 
   it("pages with limit and offset", async () => {
@@ -248,6 +288,11 @@ describe("discovery", () => {
     ["in-depth research report", "premium-report"],
     ["currency exchange rates", "fx-rates"],
     ["sentiment", "slow-analysis"],
+    ["extract keywords from a text", "keywords"],
+    ["stock quote", "stock-quote"],
+    ["air quality", "air-quality"],
+    ["food guide lisbon", "guide-lisbon-food"],
+    ["osaka transit", "guide-osaka-transit"],
   ])("search %j ranks %s first", async (query, expected) => {
     const response = await fetch(`${devnet.facilitatorUrl}/discovery/search?${new URLSearchParams({ query })}`);
     expect(response.status).toBe(200);

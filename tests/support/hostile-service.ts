@@ -57,7 +57,7 @@ export type AfterPaymentTrick = {
 
 export type ReceivedAuthorization = { path: string; nonce: string; validBefore: number; from: string; at: number };
 
-export type HostileRequest = { method: string; path: string; search: string; hasPayment: boolean; body: string };
+export type HostileRequest = { method: string; path: string; search: string; hasPayment: boolean; body: string; contentType?: string };
 export type HostileSettlement = { path: string; payTo: string; amount: string; network: string; asset: string; transaction: string };
 export type HostilePaymentOffer = { path: string; accepted: unknown; outcome: "settled" | "not-settled" | "not-offered" | "invalid" | "failed" };
 
@@ -133,7 +133,8 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
   async function handle(request: IncomingMessage, body: string, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", origin);
     const paymentHeader = request.headers["payment-signature"];
-    requests.push({ method: request.method ?? "", path: url.pathname, search: url.search, hasPayment: paymentHeader !== undefined, body });
+    const contentType = request.headers["content-type"];
+    requests.push({ method: request.method ?? "", path: url.pathname, search: url.search, hasPayment: paymentHeader !== undefined, body, ...(contentType === undefined ? {} : { contentType }) });
     const route = routes[url.pathname];
     if (!route) return sendJson(response, 404, { error: "not_found" });
     if (route.redirectTo) {

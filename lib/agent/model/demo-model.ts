@@ -11,6 +11,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import { fillRouteTemplate } from "../../x402/call-usage";
 import { readDemoIntent, type DemoIntent } from "./demo-intent";
 import { helpText, LABEL, listText, purchaseText, type ServiceEntry } from "./demo-replies";
 
@@ -177,7 +178,11 @@ function callFor(service: ServiceEntry, resource: string, intent: Extract<DemoIn
   const parameter = intent.parameter;
   if (parameter) {
     if (body && parameter.name in body) body[parameter.name] = parameter.value;
-    else if (!example || example.query?.includes(parameter.name)) url.searchParams.set(parameter.name, parameter.value);
+    else if (example?.template && example.path && parameter.name in example.path) {
+      const filled = new URL(fillRouteTemplate(example.template, { ...example.path, [parameter.name]: parameter.value }));
+      filled.search = url.search;
+      url = filled;
+    } else if (!example || example.query?.includes(parameter.name)) url.searchParams.set(parameter.name, parameter.value);
   }
   const method = example?.method ?? "GET";
   return body ? { url: url.toString(), method, body } : { url: url.toString(), method };

@@ -9,7 +9,7 @@ export type ServiceEntry = {
   price?: string;
   description?: string;
   /** The service's example call (see lib/x402/call-usage.ts `exampleCall`). */
-  example?: { method?: string; url?: string; query?: string[]; body?: Record<string, unknown> };
+  example?: { method?: string; url?: string; query?: string[]; path?: Record<string, string>; template?: string; body?: Record<string, unknown> };
 };
 
 export function helpText(userText: string): string {

@@ -9,6 +9,7 @@ import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { formatUsdc } from "../../money";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { readSettlement } from "../../x402/read-settlement";
+import { DEFAULT_CONTENT_TYPE, type RequestContentType } from "../../x402/request-body";
 import { buildPaymentPayload } from "../../x402/transfer-authorization";
 import type { PaymentTracker } from "./payment-tracker";
 import { provePayment } from "./prove-payment";
@@ -53,7 +54,7 @@ export async function payAndDeliver(
     response = await deps.fetch(quote.url, {
       method: quote.method,
       body: quote.body,
-      headers: { ...requestHeaders(quote.body), [headerName]: header },
+      headers: { ...requestHeaders(quote.body, quote.contentType), [headerName]: header },
       // The header is for this URL only: a redirect is an answer, not a place to send money.
       redirect: "manual",
       signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
@@ -93,8 +94,9 @@ export async function payAndDeliver(
   return provePayment(deps, request, quote, giveBack, { message: `${quote.service} answered HTTP ${response.status} to the payment${why}.`, knownTxHash });
 }
 
-export function requestHeaders(body: string | undefined): Record<string, string> {
-  return body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" };
+/** The headers of a call to a service: the body's content type is the one its quote covers. */
+export function requestHeaders(body: string | undefined, contentType: RequestContentType | undefined): Record<string, string> {
+  return body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": contentType ?? DEFAULT_CONTENT_TYPE };
 }
 
 /** Why an outbound request failed, in a few words for people (never a URL or an address). */

@@ -10,6 +10,7 @@ import type { SpendingLedger } from "../../store/store-types";
 import type { ApprovalRequest, PaymentFailureReason } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
 import type { PayableRequirement } from "../../x402/payment-requirements";
+import type { RequestContentType } from "../../x402/request-body";
 import type { buildTransferTypedData } from "../../x402/transfer-authorization";
 import type { PaymentTracker } from "./payment-tracker";
 import type { ServiceData } from "./service-data";
@@ -48,6 +49,8 @@ export type PurchaseRequest = {
   url: string;
   method: PurchaseMethod;
   body?: string;
+  /** How `body` is sent (request-body.ts); JSON when not named. */
+  contentType?: RequestContentType;
   /** The price the service's discovery listing advertised (base units), when it was listed. */
   listedAmount?: bigint;
   /** What the payment is for (a tool call id); keeps one intent to one authorization. */
@@ -83,6 +86,7 @@ export type Quote = {
   url: string;
   method: PurchaseMethod;
   body: string | undefined;
+  contentType: RequestContentType | undefined;
   option: PayableRequirement;
   /** The v2 `resource` object echoed in the payment payload. */
   resource: { url: string } | undefined;
@@ -99,6 +103,8 @@ export type ApprovedPayment = {
   method: PurchaseMethod;
   /** The body the user's signature covers (bound by the nonce), sent as it was quoted. */
   body?: string;
+  /** Its content type, bound and sent the same way. */
+  contentType?: RequestContentType;
   option: PayableRequirement;
   resource: { url: string } | undefined;
   typedData: TransferTypedData;

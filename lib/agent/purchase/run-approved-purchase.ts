@@ -13,7 +13,7 @@ import { reserveBudget } from "./reserve-budget";
 
 export async function runApprovedPurchase(
   deps: PurchaseDependencies,
-  request: Omit<PurchaseRequest, "payer" | "intent" | "url" | "method" | "service" | "body"> & { payer: `0x${string}` },
+  request: Omit<PurchaseRequest, "payer" | "intent" | "url" | "method" | "service" | "body" | "contentType"> & { payer: `0x${string}` },
   approved: ApprovedPayment,
 ): Promise<PurchaseOutcome> {
   const message = approved.typedData.message;
@@ -24,6 +24,8 @@ export async function runApprovedPurchase(
     url: approved.url,
     method: approved.method,
     body: approved.body,
+    // Sent with the type the user approved (verify-approval.ts checked it against the nonce).
+    contentType: approved.contentType,
     option: approved.option,
     resource: approved.resource,
     validAfter: BigInt(message.validAfter),

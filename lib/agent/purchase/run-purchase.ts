@@ -12,6 +12,7 @@ import { formatUsdc } from "../../money";
 import { MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../../stream";
 import { quoteNonce } from "../../x402/authorization-nonce";
 import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
+import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
 import { buildTransferTypedData, toViemTypedData } from "../../x402/transfer-authorization";
 import {
   agentAuthorizationSeconds,
@@ -47,7 +48,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // 1. Ask the service, without paying.
   let first: Response;
   try {
-    first = await deps.fetch(request.url, { method: request.method, body: request.body, headers: requestHeaders(request.body), signal: request.signal });
+    first = await deps.fetch(request.url, { method: request.method, body: request.body, headers: requestHeaders(request.body, request.contentType), signal: request.signal });
   } catch (error) {
     return fail("service-unavailable", `${request.service} could not be reached (${describeFetchFailure(error)}); nothing was signed.`);
   }
@@ -97,6 +98,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     validBefore,
     intent: request.payer.kind === "user" ? "" : request.intent,
     body: request.body,
+    contentType: request.contentType,
   });
   const quote: Quote = {
     id: paymentIdForNonce(nonce),
@@ -104,6 +106,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     url: request.url,
     method: request.method,
     body: request.body,
+    contentType: request.body === undefined ? undefined : (request.contentType ?? DEFAULT_CONTENT_TYPE),
     option,
     resource: paymentRequired.x402Version === 2 ? paymentRequired.resource : undefined,
     validAfter,
@@ -154,7 +157,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
       scheme: "exact",
       requirements: option.requirements,
       typedData,
-      ...(request.body === undefined ? {} : { body: request.body }),
+      ...(quote.body === undefined ? {} : { body: quote.body, contentType: quote.contentType }),
     };
     request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, message: `Approve ${amount} USDC to ${request.service} in your wallet${listingNote}.` });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };

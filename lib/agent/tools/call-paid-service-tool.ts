@@ -3,6 +3,7 @@ import { tool } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
 import { CALL_METHODS } from "../../x402/input-contract";
+import { BODY_TYPES, MAX_REQUEST_BODY_CHARS } from "../../x402/request-body";
 import { tooManyCalls } from "./too-many-calls";
 import { asUntrustedData } from "../purchase/service-data";
 import type { PurchaseOutcome } from "../purchase/run-purchase";
@@ -16,16 +17,23 @@ export const CALL_PAID_SERVICE_TOOL = "call_paid_service";
 export function createCallPaidServiceTool(run: AgentRun) {
   return tool({
     description:
-      "Call a paid x402 HTTP service found with discover_services (or given by the user), paying in USDC within the user's spending limits, and return its data. Call it as the service's usage from discover_services says: query parameters in the URL's query string, path parameters in its path, a JSON body for POST. Payment limits, payee and amount are enforced by the system, not by you.",
+      "Call a paid x402 HTTP service found with discover_services (or given by the user), paying in USDC within the user's spending limits, and return its data. Call it as the service's usage from discover_services says: query parameters in the URL's query string, path parameters in its path, and for POST the body it names (an object of fields for a JSON or form-data body, a string for a text body). Payment limits, payee and amount are enforced by the system, not by you.",
     inputSchema: z.object({
       url: z.url({ protocol: /^https?$/ }).max(2048).describe("The service's resource URL with query parameters"),
       method: z.enum(CALL_METHODS).default("GET"),
-      body: z.looseObject({}).optional().describe("JSON body, for services whose usage names one"),
+      body: z
+        .union([z.looseObject({}), z.string().max(MAX_REQUEST_BODY_CHARS)])
+        .optional()
+        .describe("The body, for services whose usage names one: an object of fields (JSON or form-data), or a string (text)"),
+      bodyType: z
+        .enum(BODY_TYPES)
+        .optional()
+        .describe("How the body is sent: json, form-data (URL-encoded fields) or text. Leave it out to send it as the service declared."),
     }),
-    execute: async ({ url, method, body }, { toolCallId, abortSignal }) => {
-      const bodyText = body ? JSON.stringify(body) : undefined;
-      if (!run.admitToolCall(`call:${method}:${url}:${bodyText ?? ""}`)) return tooManyCalls();
-      const outcome = await run.purchase({ url, method, body: bodyText, intent: toolCallId, signal: abortSignal });
+    execute: async ({ url, method, body, bodyType }, { toolCallId, abortSignal }) => {
+      const key = body === undefined ? "" : `${bodyType ?? ""}:${JSON.stringify(body)}`;
+      if (!run.admitToolCall(`call:${method}:${url}:${key}`)) return tooManyCalls();
+      const outcome = await run.purchase({ url, method, body: body === undefined ? undefined : { value: body, type: bodyType }, intent: toolCallId, signal: abortSignal });
       return describeOutcome(outcome);
     },
   });

@@ -1,0 +1,133 @@
+import { formatUsdc } from "../../lib/money";
+import type { DiscoveryItem } from "../facilitator/discovery-catalog";
+import type { DevnetFaults } from "../faults";
+import { sendProblem } from "../http/json-response";
+import { exampleInput, type DemoService } from "./define-service";
+import { matchRoute, type PaidServiceHandler } from "./paid-request-handler";
+import { discoveryExtensionFor, FOREIGN_NETWORK, type PaymentTerms } from "./payment-terms";
+import { findRefusingPort, startServiceHost, type ServiceHost } from "./service-host";
+import { createUnpayableServiceHandler } from "./unpayable-service";
+import { createV1ServiceHandler } from "./v1-service";
+import { createV2ServiceHandler } from "./v2-service";
+
+export type StartServicesOptions = {
+  terms: PaymentTerms;
+  facilitatorUrl: string;
+  facilitatorTimeoutMs: number;
+  slowDelayMs: number;
+  faults: DevnetFaults;
+  /** Called for each server as soon as it listens, so that a failed start still stops it. */
+  onStarted(host: ServiceHost): void;
+};
+
+export type RunningService = { service: DemoService; url: string; handler: PaidServiceHandler; host: ServiceHost | undefined };
+
+/**
+ * Starts the services: one server per host group (most services have their own, like separate
+ * companies; the guide catalogue shares one, like one publisher's API), each service's
+ * handler for its protocol and offers, and the fault switches that take a host offline.
+ */
+export async function startServices(services: readonly DemoService[], options: StartServicesOptions): Promise<RunningService[]> {
+  const groups = [...new Set(services.filter((service) => !service.alwaysOffline).map((service) => service.hostGroup))];
+  const hostsByGroup = new Map(
+    await Promise.all(
+      groups.map(async (group) => {
+        const host = await startServiceHost();
+        options.onStarted(host);
+        return [group, host] as const;
+      }),
+    ),
+  );
+  const running = await Promise.all(services.map((service) => startService(service, hostsByGroup.get(service.hostGroup), options)));
+  for (const [group, host] of hostsByGroup) host.attach(routeByPath(running.filter((entry) => entry.service.hostGroup === group)));
+  // A fault switch takes a service's whole host offline (for a shared host, its neighbours too).
+  const hosts = new Map(running.flatMap((entry) => (entry.host ? [[entry.service.name, entry.host] as const] : [])));
+  options.faults.attachServices(hosts.keys(), async (name, online) => {
+    await hosts.get(name)?.setOnline(online);
+  });
+  return running;
+}
+
+async function startService(service: DemoService, host: ServiceHost | undefined, options: StartServicesOptions): Promise<RunningService> {
+  // The offline service gets a URL where nothing listens, but its terms are real: it is listed.
+  const origin = host?.origin ?? `http://127.0.0.1:${await findRefusingPort()}`;
+  // A route template stays in the listed URL, as the bazaar spec lists dynamic routes.
+  const url = `${origin}${service.path}`;
+  const shared = {
+    faults: options.faults,
+    slowDelayMs: options.slowDelayMs,
+    service,
+    terms: options.terms,
+    facilitatorUrl: options.facilitatorUrl,
+    facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+  };
+  const handler =
+    service.offers === "foreign-only"
+      ? createUnpayableServiceHandler(service, url, options.terms)
+      : service.x402Version === 1
+        ? createV1ServiceHandler({ ...shared, resourceUrl: url })
+        : await createV2ServiceHandler(shared);
+  return { service, url, handler, host };
+}
+
+/** One host's request handler: the service whose route the path matches, else 404. */
+function routeByPath(entries: readonly RunningService[]): Pick<PaidServiceHandler, "handle"> {
+  const [only] = entries;
+  // A host of one service lets that service answer everything, wrong paths included.
+  if (entries.length === 1 && only) return only.handler;
+  return {
+    async handle(request, response) {
+      const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname;
+      const entry = entries.find((candidate) => matchRoute(candidate.service.path, path));
+      if (entry) return entry.handler.handle(request, response);
+      sendProblem(response, 404, "Not found", "No service answers at this path.");
+    },
+  };
+}
+
+/** A service's catalogue entry, as a facilitator would record it from the service's own 402. */
+export function discoveryItem({ service, url, handler }: RunningService, lastUpdated: string): DiscoveryItem {
+  return {
+    resource: url,
+    type: "http",
+    x402Version: service.x402Version,
+    accepts: handler.accepts,
+    lastUpdated,
+    description: service.description,
+    mimeType: "application/json",
+    serviceName: service.serviceName,
+    tags: service.tags,
+    // A v1 service describes its call in its requirement's `outputSchema`; it has no extensions.
+    ...(service.x402Version === 2 ? { extensions: discoveryExtensionFor(service) } : {}),
+    metadata: { name: service.name, path: service.path, price: formatUsdc(service.price), amount: service.price.toString(), offline: service.alwaysOffline },
+  };
+}
+
+/** A service as the coordinates file describes it, for tests, scripts and `curl`. */
+export function coordinatesEntry({ service, url }: RunningService, networks: { v2: string; v1: string }) {
+  const input = exampleInput(service);
+  return {
+    name: service.name,
+    url,
+    price: formatUsdc(service.price),
+    x402Version: service.x402Version,
+    path: service.path,
+    amount: service.price.toString(),
+    description: service.description,
+    network: service.offers === "foreign-only" ? FOREIGN_NETWORK : service.x402Version === 1 ? networks.v1 : networks.v2,
+    method: service.method,
+    queryParams: service.inputIn === "query" ? Object.fromEntries(Object.entries(input).map(([key, value]) => [key, String(value)])) : {},
+    example: exampleCallOf(service, url),
+    ...(service.hostGroup !== service.name ? { group: service.hostGroup } : {}),
+    offline: service.alwaysOffline,
+  };
+}
+
+/** The service called with its own example inputs: path filled in, query set, JSON body given. */
+function exampleCallOf(service: DemoService, resource: string): { url: string; body?: Record<string, unknown> } {
+  const input = exampleInput(service);
+  const url = new URL(resource);
+  if (service.inputIn === "path") url.pathname = service.path.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(input[name] ?? "")));
+  if (service.inputIn === "query") for (const [key, value] of Object.entries(input)) url.searchParams.set(key, String(value));
+  return service.inputIn === "json-body" ? { url: url.toString(), body: input } : { url: url.toString() };
+}
