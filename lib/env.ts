@@ -53,7 +53,17 @@ export const EnvSchema = z
     LIMIT_MAX_PER_PAYMENT: usdcAmount.default(10_000_000n),
     LIMIT_MAX_PER_REQUEST: usdcAmount.default(25_000_000n),
     LIMIT_MAX_DAILY: usdcAmount.default(100_000_000n),
+    /** Who may make the agent wallet pay: unset means open on the local world, named callers elsewhere. */
+    AGENT_WALLET_ACCESS: z.enum(["open", "authenticated"]).optional(),
+    /** The agent wallet's own daily cap over every caller together; unset means LIMIT_MAX_DAILY. */
+    AGENT_WALLET_DAILY_CAP: usdcAmount.optional(),
+    /** The budget of each wallet signed in with Sign-In with Ethereum, when the agent wallet pays for it. */
+    SIGNED_IN_BUDGET_PER_PAYMENT: usdcAmount.default(1_000_000n),
+    SIGNED_IN_BUDGET_PER_REQUEST: usdcAmount.default(2_000_000n),
+    SIGNED_IN_BUDGET_DAILY: usdcAmount.default(5_000_000n),
     RATE_LIMIT_REQUESTS: integer(1, 100_000, 20),
+    /** Requests per window for each named caller (API key, signed-in wallet); unset means RATE_LIMIT_REQUESTS. */
+    RATE_LIMIT_CALLER_REQUESTS: z.coerce.number().int().min(1).max(100_000).optional(),
     RATE_LIMIT_WINDOW_SECONDS: integer(1, 50, 50),
     CHAT_DEADLINE_MS: integer(1_000, 48_000, 45_000),
     MAX_PAYMENTS_PER_REQUEST: integer(1, 10, 3),
@@ -112,6 +122,7 @@ const FIXES: Partial<Record<keyof Env, string>> = {
   CRON_SECRET: "generate one with `openssl rand -hex 32` (Vercel sends it to cron routes as a Bearer token)",
   SESSION_SECRET: "generate one with `openssl rand -hex 32` (it signs the sign-in cookies; changing it signs everyone out)",
   ADMIN_TOKEN: "generate one with `openssl rand -hex 32`, or leave it unset to turn the operator's view of payment histories off",
+  AGENT_WALLET_ACCESS: "set it to open (anyone who can reach the app may make the agent wallet pay) or authenticated (API keys and signed-in wallets only)",
   RECONCILE_INTERVAL_SECONDS: "use 0 to turn the in-process reconciler off, or up to 3600 seconds",
   TRUST_PROXY_HOPS: "set it to the number of proxies in front of the app that append to X-Forwarded-For (1-10)",
   BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",

@@ -45,6 +45,21 @@ export const ERROR_DEFINITIONS = {
     title: "Unauthorized",
     message: "A valid credential is required for this request.",
   },
+  "unauthorized:credentials_required": {
+    status: 401,
+    title: "Credentials required",
+    message: "The agent wallet pays only for callers it knows: send an API key, sign in with your wallet, or pay from your own wallet.",
+  },
+  "unauthorized:bad_key": {
+    status: 401,
+    title: "Invalid API key",
+    message: "The API key is not valid: it is unknown, revoked or expired.",
+  },
+  "forbidden:agent_wallet": {
+    status: 403,
+    title: "Agent wallet not allowed",
+    message: "This API key may not make the agent wallet pay. Pay from your own wallet (walletAddress), or ask the operator for a key that may.",
+  },
   "forbidden:not_your_wallet": {
     status: 403,
     title: "Not your wallet",

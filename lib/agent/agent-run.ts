@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { LanguageModel } from "ai";
 import type { LocalAccount } from "viem";
 import type { ChatMessage } from "../chat/chat-request";
-import type { EffectiveLimits, LimitSettings } from "../limits/spending-limits-input";
+import type { EffectiveLimits, LimitSettings, LimitValues } from "../limits/spending-limits-input";
 import type { NetworkConfig } from "../network/network-config";
 import type { Store } from "../store/store-types";
 import type { ApprovalRequest, StreamWriter } from "../stream";
@@ -26,10 +26,20 @@ export type AgentSettings = {
   maxPaymentsPerRequest: number;
   maxSteps: number;
   limitSettings: LimitSettings;
+  /** Who may make the agent wallet pay, and the budgets of named callers. */
+  access: AccessSettings;
   temperatures: { payment: number; standard: number; discovery: number };
   approvalTtlSeconds?: number;
   agentAuthorizationTtlSeconds?: number;
   reconcileIntervalMs?: number;
+};
+
+export type AccessSettings = {
+  mode: "open" | "authenticated";
+  /** The budget of each signed-in wallet. */
+  accountBudget: LimitValues;
+  /** Base units: what the agent wallet pays per day over every caller together. */
+  walletDailyCap: bigint;
 };
 
 export type AgentDependencies = {

@@ -69,6 +69,12 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
         defaults: { perPayment: env.LIMIT_DEFAULT_PER_PAYMENT, perRequest: env.LIMIT_DEFAULT_PER_REQUEST, daily: env.LIMIT_DEFAULT_DAILY },
         caps: { perPayment: env.LIMIT_MAX_PER_PAYMENT, perRequest: env.LIMIT_MAX_PER_REQUEST, daily: env.LIMIT_MAX_DAILY },
       },
+      access: {
+        // Open on the local world (test money), for named callers only anywhere else.
+        mode: env.AGENT_WALLET_ACCESS ?? (network.name === "local" ? "open" : "authenticated"),
+        accountBudget: { perPayment: env.SIGNED_IN_BUDGET_PER_PAYMENT, perRequest: env.SIGNED_IN_BUDGET_PER_REQUEST, daily: env.SIGNED_IN_BUDGET_DAILY },
+        walletDailyCap: env.AGENT_WALLET_DAILY_CAP ?? env.LIMIT_MAX_DAILY,
+      },
       temperatures: { payment: env.TEMPERATURE_PAYMENT, standard: env.TEMPERATURE_DEFAULT, discovery: env.TEMPERATURE_DISCOVERY },
       approvalTtlSeconds: env.APPROVAL_TTL_SECONDS,
       agentAuthorizationTtlSeconds: env.AGENT_AUTHORIZATION_TTL_SECONDS,

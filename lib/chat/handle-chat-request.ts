@@ -6,9 +6,11 @@ import "server-only";
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { authorizeAgentWallet, callerKey, resolveCaller } from "../access/caller";
+import { callerLimits, describeLimits } from "../access/caller-limits";
 import { startChatRun, type ChatRun } from "../agent/run-chat";
+import { sessionSecretOf } from "../auth/session-secret";
 import { AppError, problemResponse, type FieldError } from "../errors";
-import { resolveLimits } from "../limits/spending-limits-input";
 import { inspectMessages } from "../safety/content-safety";
 import type { IdempotencyStore } from "../store/store-types";
 import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
@@ -37,6 +39,17 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // the body, parsing it, or scanning it for secrets.
     const clientKey = clientKeyOf(request, deps.env);
     let rateLimit = await enforceRateLimit(deps, [clientKey]);
+    // A credential is checked before the body is read: a bad one is 401 whatever the body says.
+    const caller = await resolveCaller({
+      request,
+      apiKeys: deps.store.apiKeys,
+      sessionSecret: deps.env.SESSION_SECRET ?? (deps.network.name === "local" ? sessionSecretOf(deps.env) : undefined),
+      accountBudget: deps.settings.access.accountBudget,
+      now: arrivedAt,
+    });
+    // Each named caller also has a window of its own, so one caller cannot use up another's.
+    const ownKey = callerKey(caller);
+    if (ownKey) rateLimit = await enforceRateLimit(deps, [ownKey], rateLimit, deps.env.RATE_LIMIT_CALLER_REQUESTS ?? deps.env.RATE_LIMIT_REQUESTS);
 
     const raw = await readBoundedJson(request, { maxBytes: MAX_BODY_BYTES, timeoutMs: deps.env.BODY_READ_TIMEOUT_MS });
     const parsed = ChatRequestBody.safeParse(raw);
@@ -50,7 +63,10 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     if (!safety.safe) throw new AppError("forbidden:unsafe_content");
     const messages = safety.messages;
 
-    const limits = resolveLimits(body.spendingLimits, deps.settings.limitSettings);
+    const agentWalletPays = !body.walletAddress && deps.agentAccount !== undefined;
+    authorizeAgentWallet(caller, deps.settings.access.mode, agentWalletPays);
+    const resolved = callerLimits(body.spendingLimits, deps.settings.limitSettings, caller, { pays: agentWalletPays, dailyCap: deps.settings.access.walletDailyCap });
+    const limits = resolved.limits;
     const signatureHeader = request.headers.get(PAYMENT_SIGNATURE_HEADER);
     const approved = signatureHeader
       ? await verifyApproval({
@@ -110,6 +126,8 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           "Content-Type": CONTENT_TYPE_BY_FRAMING[framing],
           "Cache-Control": "no-cache, no-transform",
           "X-Accel-Buffering": "no",
+          // Which limits apply, where each came from, and which asked-for ones were lowered.
+          "X-Spending-Limits": describeLimits(resolved),
           ...rateLimit.headers,
         },
       });

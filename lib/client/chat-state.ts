@@ -187,6 +187,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           text: action.message,
         }),
       );
+    case "notice":
+      return mapTurn(state, action.turnId, (turn) => withPart(turn, { kind: "notice", tone: "info", role: "info", text: action.text }));
     case "stream-ended":
       return mapTurn(state, action.turnId, (turn) => {
         if (turn.phase === "done" || turn.phase === "stopped" || turn.phase === "failed") return turn;

@@ -81,5 +81,7 @@ export type ChatAction =
   | { type: "problem"; turnId: string; problem: RequestProblem; now: number }
   | { type: "connection-failed"; turnId: string; message: string; now: number }
   | { type: "stream-ended"; turnId: string; now: number }
+  /** Something the server said about the request besides its stream (e.g. lowered limits). */
+  | { type: "notice"; turnId: string; text: string }
   | { type: "stopped"; turnId: string; now: number }
   | { type: "decision"; turnId: string; paymentId: string; decision: ApprovalDecision };

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import type { ChatRequestInput } from "@/lib/chat/chat-request";
 import type { SpendingLimitsInput } from "@/lib/limits/spending-limits-input";
+import { describeAppliedLimits } from "./applied-limits";
 import { decodeStream, type ApprovalRequest } from "@/lib/stream";
 import { encodePaymentSignatureHeader, PAYMENT_SIGNATURE_HEADER } from "@/lib/x402/payment-signature-header";
 import { buildMessages } from "./chat-history";
@@ -112,6 +113,8 @@ export function useChat() {
           dispatch({ type: "problem", turnId, problem, now: Date.now() });
           return "refused";
         }
+        const lowered = describeAppliedLimits(response.headers.get("x-spending-limits"));
+        if (lowered) dispatch({ type: "notice", turnId, text: lowered });
         for await (const item of decodeStream(response.body)) {
           if (item.kind === "event") dispatch({ type: "event", turnId, event: item.event, now: Date.now() });
           else dispatch({ type: "malformed", turnId });

@@ -13,6 +13,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
+import { lockFolder } from "./folder-lock";
 
 const MEMORY_SETTINGS = {
   shared_buffers: "16MB",
@@ -30,13 +31,33 @@ await database.close();`;
 
 const CREATE_TIMEOUT_MS = 120_000;
 
-/** `dataDir` absent: an in-memory database that ends with the process (tests). */
-export async function openEmbeddedDatabase(dataDir?: string): Promise<PGlite> {
-  if (dataDir) await createFolderApart(dataDir);
-  const startParams = [...PGlite.defaultStartParams, ...Object.entries(MEMORY_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
-  const database = new PGlite({ dataDir, startParams });
-  await database.waitReady;
-  return database;
+/** The open database, and how to close it (which also gives up the folder's lock). */
+export type EmbeddedDatabase = { database: PGlite; close(): Promise<void> };
+
+/**
+ * `dataDir` absent: an in-memory database that ends with the process (tests). A folder is
+ * locked for this process first (see folder-lock.ts): a second process must not open it.
+ * @throws AppError "unavailable:store" when another process has the folder open.
+ */
+export async function openEmbeddedDatabase(dataDir?: string): Promise<EmbeddedDatabase> {
+  const lock = dataDir ? lockFolder(dataDir) : undefined;
+  try {
+    if (dataDir) await createFolderApart(dataDir);
+    const startParams = [...PGlite.defaultStartParams, ...Object.entries(MEMORY_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+    const database = new PGlite({ dataDir, startParams });
+    await database.waitReady;
+    const close = async () => {
+      try {
+        await database.close();
+      } finally {
+        lock?.release();
+      }
+    };
+    return { database, close };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }
 
 async function createFolderApart(dataDir: string): Promise<void> {

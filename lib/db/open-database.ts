@@ -25,7 +25,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<AppDat
   const pool =
     options.kind === "postgres"
       ? new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10, connectionTimeoutMillis: 5_000 })
-      : pglitePool(await openEmbedded(options.dataDir));
+      : await openEmbedded(options.dataDir).then(({ database, close }) => pglitePool(database, close));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
@@ -44,6 +44,8 @@ async function openEmbedded(dataDir: string | undefined) {
   try {
     return await openEmbeddedDatabase(dataDir);
   } catch (error) {
+    // The folder's lock already says what is wrong and what to do.
+    if (AppError.isInstance(error)) throw error;
     throw new AppError("unavailable:store", { details: `embedded database unavailable: ${String(error)}`, cause: error });
   }
 }

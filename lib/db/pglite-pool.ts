@@ -11,7 +11,8 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kyse
 type Command = PostgresQueryResult<unknown>["command"];
 const COMMANDS = new Set<Command>(["UPDATE", "DELETE", "INSERT", "SELECT", "MERGE"]);
 
-export function pglitePool(database: PGlite): PostgresPool {
+/** `close` ends the database when the pool ends (by default PGlite's own close). */
+export function pglitePool(database: PGlite, close: () => Promise<void> = () => database.close()): PostgresPool {
   let tail: Promise<void> = Promise.resolve();
   return {
     async connect(): Promise<PostgresPoolClient> {
@@ -39,7 +40,7 @@ export function pglitePool(database: PGlite): PostgresPool {
     },
     async end(): Promise<void> {
       await tail;
-      await database.close();
+      await close();
     },
   };
 }

@@ -48,6 +48,8 @@ export type BudgetReservationsTable = {
   tx_hash: string | null;
   expires_at: Millis;
   committed_at: Millis | null;
+  /** A named caller's budget this reservation also counts against (migration 0004). */
+  budget_key: string | null;
 };
 
 export type IdempotencyKeysTable = {
@@ -57,9 +59,24 @@ export type IdempotencyKeysTable = {
   expires_at: Millis;
 };
 
+/** Operator API keys (lib/access): the secret's sha256 only, never the token. */
+export type ApiKeysTable = {
+  id: string;
+  name: string;
+  secret_hash: string;
+  per_payment: Numeric;
+  per_request: Numeric;
+  daily: Numeric;
+  agent_wallet: boolean;
+  created_at: Millis;
+  expires_at: Millis | null;
+  revoked_at: Millis | null;
+};
+
 export type Database = {
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;
   budget_reservations: BudgetReservationsTable;
   idempotency_keys: IdempotencyKeysTable;
+  api_keys: ApiKeysTable;
 };

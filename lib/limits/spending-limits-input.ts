@@ -19,12 +19,29 @@ export const SpendingLimitsInput = z.strictObject({
 });
 export type SpendingLimitsInput = z.infer<typeof SpendingLimitsInput>;
 
+/**
+ * A named caller's own daily budget, counted apart from the payer's: a caller (an API key, a
+ * signed-in wallet) spends the agent wallet within its own daily budget, and the agent wallet
+ * keeps its overall cap over every caller together.
+ */
+export type BudgetScope = {
+  /** The ledger key its spending is counted under, e.g. "key:<id>". */
+  key: string;
+  /** How the budget is named to a person, e.g. "the API key “ci”'s budget". */
+  label: string;
+  /** Base units: the agent wallet's daily cap over all callers. */
+  walletDailyCap: bigint;
+};
+
 /** Limits in base units after defaults and server caps are applied. */
-export type EffectiveLimits = { perPayment: bigint; perRequest: bigint; daily: bigint };
+export type EffectiveLimits = { perPayment: bigint; perRequest: bigint; daily: bigint; scope?: BudgetScope };
+
+/** The three limits themselves, in base units. */
+export type LimitValues = Pick<EffectiveLimits, "perPayment" | "perRequest" | "daily">;
 
 export type LimitSettings = {
-  defaults: EffectiveLimits;
-  caps: EffectiveLimits;
+  defaults: LimitValues;
+  caps: LimitValues;
 };
 
 /**
@@ -32,7 +49,7 @@ export type LimitSettings = {
  * can lower its limits but never raise them past what the operator allows.
  */
 export function resolveLimits(input: SpendingLimitsInput | undefined, settings: LimitSettings): EffectiveLimits {
-  const pick = (key: keyof EffectiveLimits): bigint => {
+  const pick = (key: keyof LimitValues): bigint => {
     const requested = input?.[key];
     const amount = requested === undefined ? settings.defaults[key] : (parseUsdc(requested) as bigint);
     return amount < settings.caps[key] ? amount : settings.caps[key];

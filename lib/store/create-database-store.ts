@@ -6,6 +6,8 @@ import "server-only";
  * Vercel, Redis holds them). The database opens on first use, so building the store is cheap
  * and a database that is down is retried on the next call.
  */
+import { DatabaseApiKeyStore } from "../access/database-api-key-store";
+import type { ApiKeyStore } from "../access/api-keys";
 import { openDatabase, type AppDatabase, type OpenDatabaseOptions } from "../db/open-database";
 import { DatabaseJournal } from "../journal/database-journal";
 import type { PaymentJournal } from "../journal/payment-journal";
@@ -47,6 +49,7 @@ export function createDatabaseStore(database: LazyDatabase, rateLimiter: RateLim
     ledger: deferred<SpendingLedger>(async () => new DatabaseLedger((await database.open()).db)),
     idempotency: deferred<IdempotencyStore>(async () => new DatabaseIdempotencyStore((await database.open()).db)),
     journal: database.journal,
+    apiKeys: deferred<ApiKeyStore>(async () => new DatabaseApiKeyStore((await database.open()).db)),
     rateLimiter,
     ping: async () => {
       await database.open();

@@ -6,6 +6,7 @@ import { MemoryIdempotencyStore } from "./memory-idempotency-store";
 import { MemoryLedger } from "./memory-ledger";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
 import { MemoryJournal } from "../journal/memory-journal";
+import { MemoryApiKeyStore } from "../access/memory-api-key-store";
 import type { Store } from "./store-types";
 
 /**
@@ -20,6 +21,7 @@ export function createMemoryStore(): Store {
     idempotency: new MemoryIdempotencyStore(),
     rateLimiter: new MemoryRateLimiter(),
     journal: new MemoryJournal(),
+    apiKeys: new MemoryApiKeyStore(),
     ping: async () => {},
     close: async () => {},
   };

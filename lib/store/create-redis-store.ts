@@ -8,6 +8,7 @@ import { RedisIdempotencyStore } from "./redis-idempotency-store";
 import { RedisLedger } from "./redis-ledger";
 import { RedisRateLimiter } from "./redis-rate-limiter";
 import type { PaymentJournal } from "../journal/payment-journal";
+import { MemoryApiKeyStore } from "../access/memory-api-key-store";
 import type { Store } from "./store-types";
 
 export type RedisStoreOptions = RedisConnectionOptions & {
@@ -32,6 +33,10 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     idempotency: new RedisIdempotencyStore(connection, keyPrefix),
     rateLimiter: new RedisRateLimiter(connection, keyPrefix),
     journal: options.journal,
+    // A Redis-only store has no database: keys then live only in this process, are lost on
+    // restart and are not seen by other instances. With DATABASE_URL (create-store.ts) they
+    // are in the database.
+    apiKeys: new MemoryApiKeyStore(),
     ping: async () => {
       await connection.run((client) => client.ping());
     },

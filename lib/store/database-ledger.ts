@@ -19,7 +19,7 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkTxHash, normalizePayer, resolveNow } from "./store-input";
+import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer, resolveNow } from "./store-input";
 
 export class DatabaseLedger implements SpendingLedger {
   constructor(private readonly db: Kysely<Database>) {}
@@ -30,14 +30,21 @@ export class DatabaseLedger implements SpendingLedger {
     const amount = checkAmount(input.amount, "amount");
     const dailyLimit = checkAmount(input.dailyLimit, "dailyLimit");
     const now = resolveNow(input.now);
-    // One round trip: lock, sums and insert happen inside reserve_budget (migration 0002).
-    const { rows } = await sql<{ r_outcome: "ok" | "conflict" | "daily"; r_settled: string; r_reserved: string }>`
-      SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
-      FROM reserve_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db);
+    const scope = input.scope ? { key: checkScopeKey(input.scope.key), dailyLimit: checkAmount(input.scope.dailyLimit, "scope.dailyLimit") } : undefined;
+    // One round trip: locks, sums and insert happen inside reserve_budget (migration 0002), or
+    // reserve_scoped_budget (0004) when a named caller's budget is counted too.
+    const { rows } = scope
+      ? await sql<ReserveRow>`
+          SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
+          FROM reserve_scoped_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${scope.key}, ${scope.dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db)
+      : await sql<ReserveRow>`
+          SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
+          FROM reserve_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db);
     const row = rows[0];
     if (!row) throw new Error("reserve_budget returned no row");
-    if (row.r_outcome === "conflict") throw new Error(`reservationId ${reservationId} was already used for a different payer or amount`);
+    if (row.r_outcome === "conflict") throw new Error(`reservationId ${reservationId} was already used for a different payer, amount or scope`);
     if (row.r_outcome === "daily") return { ok: false, reason: "daily", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit };
+    if (row.r_outcome === "scope" && scope) return { ok: false, reason: "scope", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: scope.dailyLimit };
     return { ok: true };
   }
 
@@ -69,7 +76,11 @@ export class DatabaseLedger implements SpendingLedger {
   }
 
   async spentToday(payer: string, options: ClockOptions = {}): Promise<DailySpending> {
-    return sumFor(this.db, normalizePayer(payer), resolveNow(options.now));
+    return sumFor(this.db, "payer", normalizePayer(payer), resolveNow(options.now));
+  }
+
+  async spentInScope(key: string, options: ClockOptions = {}): Promise<DailySpending> {
+    return sumFor(this.db, "budget_key", checkScopeKey(key), resolveNow(options.now));
   }
 
   async entries(payer: string, options: ClockOptions = {}): Promise<SettledEntry[]> {
@@ -88,14 +99,16 @@ export class DatabaseLedger implements SpendingLedger {
   }
 }
 
-async function sumFor(db: Kysely<Database>, payer: string, now: number): Promise<DailySpending> {
+type ReserveRow = { r_outcome: "ok" | "conflict" | "daily" | "scope"; r_settled: string; r_reserved: string };
+
+async function sumFor(db: Kysely<Database>, column: "payer" | "budget_key", value: string, now: number): Promise<DailySpending> {
   const row = await db
     .selectFrom("budget_reservations")
     .select([
       sql<string>`coalesce(sum(amount) filter (where state = 'committed' and committed_at > ${now - DAILY_WINDOW_MS} and committed_at <= ${now}), 0)::text`.as("settled"),
       sql<string>`coalesce(sum(amount) filter (where state = 'reserved' and expires_at > ${now}), 0)::text`.as("reserved"),
     ])
-    .where("payer", "=", payer)
+    .where(column, "=", value)
     .executeTakeFirstOrThrow();
   return { settled: BigInt(row.settled), reserved: BigInt(row.reserved) };
 }

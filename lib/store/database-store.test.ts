@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../../tests/support/postgres-server";
 import { createDatabaseStore, lazyDatabase } from "./create-database-store";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
+import { describeBudgetScopeContract } from "../../tests/support/budget-scope-contract";
 import { describeStoreContract } from "../../tests/support/store-contract";
 import type { Store } from "./store-types";
 
@@ -31,6 +32,7 @@ function storesOn(open: () => ReturnType<typeof lazyDatabase>) {
 }
 
 describeStoreContract("database (PGlite)", storesOn(() => lazyDatabase({ kind: "pglite" })));
+describeBudgetScopeContract("database (PGlite)", storesOn(() => lazyDatabase({ kind: "pglite" })));
 
 function describeJournal(name: string, open: () => Promise<ReturnType<typeof lazyDatabase>>) {
   describe(`${name}: payment journal`, () => {
@@ -95,6 +97,11 @@ describe.skipIf(skipPostgresTests)("PostgreSQL", () => {
   };
 
   describeStoreContract("database (PostgreSQL)", async (count) => {
+    const database = await fresh();
+    const rateLimiter = new MemoryRateLimiter();
+    return Array.from({ length: count }, () => createDatabaseStore(database, rateLimiter));
+  });
+  describeBudgetScopeContract("database (PostgreSQL)", async (count) => {
     const database = await fresh();
     const rateLimiter = new MemoryRateLimiter();
     return Array.from({ length: count }, () => createDatabaseStore(database, rateLimiter));

@@ -15,11 +15,12 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkTxHash, normalizePayer, resolveNow } from "./store-input";
+import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer, resolveNow } from "./store-input";
 
-type Reservation =
+type Reservation = (
   | { state: "reserved"; payer: string; amount: bigint; expiresAt: number }
-  | { state: "committed"; payer: string; amount: bigint; txHash: string; at: number };
+  | { state: "committed"; payer: string; amount: bigint; txHash: string; at: number }
+) & { scope?: string };
 
 /** Every this many reservations, payers that went quiet are swept too, so memory stays bounded. */
 const SWEEP_EVERY = 1000;
@@ -41,14 +42,15 @@ export class MemoryLedger implements SpendingLedger {
     const amount = checkAmount(input.amount, "amount");
     const dailyLimit = checkAmount(input.dailyLimit, "dailyLimit");
     const now = resolveNow(input.now);
+    const scope = input.scope ? { key: checkScopeKey(input.scope.key), dailyLimit: checkAmount(input.scope.dailyLimit, "scope.dailyLimit") } : undefined;
 
     this.maybeSweepAll(now);
     this.trim(payer, now);
 
     const existing = this.reservations.get(reservationId);
     if (existing) {
-      if (existing.payer !== payer || existing.amount !== amount) {
-        throw new Error(`reservationId ${reservationId} was already used for a different payer or amount`);
+      if (existing.payer !== payer || existing.amount !== amount || existing.scope !== scope?.key) {
+        throw new Error(`reservationId ${reservationId} was already used for a different payer, amount or scope`);
       }
       return { ok: true };
     }
@@ -57,7 +59,13 @@ export class MemoryLedger implements SpendingLedger {
     if (settled + reserved + amount > dailyLimit) {
       return { ok: false, reason: "daily", spent: settled, reserved, dailyLimit };
     }
-    this.reservations.set(reservationId, { state: "reserved", payer, amount, expiresAt: now + RESERVATION_TTL_MS });
+    if (scope) {
+      const inScope = this.scopeSum(scope.key, now);
+      if (inScope.settled + inScope.reserved + amount > scope.dailyLimit) {
+        return { ok: false, reason: "scope", spent: inScope.settled, reserved: inScope.reserved, dailyLimit: scope.dailyLimit };
+      }
+    }
+    this.reservations.set(reservationId, { state: "reserved", payer, amount, expiresAt: now + RESERVATION_TTL_MS, ...(scope ? { scope: scope.key } : {}) });
     this.idsOf(payer).add(reservationId);
     return { ok: true };
   }
@@ -71,7 +79,7 @@ export class MemoryLedger implements SpendingLedger {
     if (reservation.state === "committed") {
       return { status: "already-committed", entry: toEntry(reservationId, reservation) };
     }
-    const committed: Reservation = { state: "committed", payer: reservation.payer, amount: reservation.amount, txHash, at: now };
+    const committed: Reservation = { state: "committed", payer: reservation.payer, amount: reservation.amount, txHash, at: now, ...(reservation.scope ? { scope: reservation.scope } : {}) };
     this.reservations.set(reservationId, committed);
     return { status: "committed", entry: toEntry(reservationId, committed) };
   }
@@ -89,6 +97,10 @@ export class MemoryLedger implements SpendingLedger {
     return this.sum(normalizePayer(payer), resolveNow(options.now));
   }
 
+  async spentInScope(key: string, options: ClockOptions = {}): Promise<DailySpending> {
+    return this.scopeSum(checkScopeKey(key), resolveNow(options.now));
+  }
+
   async entries(payer: string, options: ClockOptions = {}): Promise<SettledEntry[]> {
     const normalized = normalizePayer(payer);
     const cutoff = resolveNow(options.now) - DAILY_WINDOW_MS;
@@ -102,19 +114,15 @@ export class MemoryLedger implements SpendingLedger {
 
   /** Settled entries in the window and reservations not yet past their safety TTL. */
   private sum(payer: string, now: number): DailySpending {
-    const cutoff = now - DAILY_WINDOW_MS;
-    let settled = 0n;
-    let reserved = 0n;
-    for (const id of this.idsByPayer.get(payer) ?? []) {
-      const reservation = this.reservations.get(id);
-      if (!reservation) continue;
-      if (reservation.state === "committed") {
-        if (reservation.at > cutoff) settled += reservation.amount;
-      } else if (reservation.expiresAt > now) {
-        reserved += reservation.amount;
-      }
-    }
-    return { settled, reserved };
+    return sumOf([...(this.idsByPayer.get(payer) ?? [])].map((id) => this.reservations.get(id)), now);
+  }
+
+  /**
+   * The same for a scope. A scan of every reservation: this ledger serves one process in
+   * development and tests, where that is a few thousand at most.
+   */
+  private scopeSum(key: string, now: number): DailySpending {
+    return sumOf([...this.reservations.values()].filter((reservation) => reservation.scope === key), now);
   }
 
   /** Forgets settled entries that left the window and reservations past their safety TTL. */
@@ -151,6 +159,21 @@ export class MemoryLedger implements SpendingLedger {
     }
     return ids;
   }
+}
+
+function sumOf(reservations: readonly (Reservation | undefined)[], now: number): DailySpending {
+  const cutoff = now - DAILY_WINDOW_MS;
+  let settled = 0n;
+  let reserved = 0n;
+  for (const reservation of reservations) {
+    if (!reservation) continue;
+    if (reservation.state === "committed") {
+      if (reservation.at > cutoff) settled += reservation.amount;
+    } else if (reservation.expiresAt > now) {
+      reserved += reservation.amount;
+    }
+  }
+  return { settled, reserved };
 }
 
 function toEntry(reservationId: string, reservation: Extract<Reservation, { state: "committed" }>): SettledEntry {

@@ -44,6 +44,14 @@ const StoredEntry = z.object({ state: z.literal("committed"), amount: BaseUnits,
 const EntriesReply = z.array(z.string());
 
 /**
+ * Budgets per named caller are kept only by the database ledger. The app always has one (the
+ * embedded database when DATABASE_URL is unset), so a Redis ledger holds budgets only in a
+ * store made without a database, which the app never makes; it refuses scoped reservations
+ * rather than ignore the caller's budget.
+ */
+const SCOPES_NEED_A_DATABASE = "budgets per caller (scoped reservations) need the database ledger";
+
+/**
  * @example
  * const ledger = new RedisLedger(connection, "x402:");
  * const result = await ledger.reserve({ payer, reservationId: "r1", amount: 10_000n, dailyLimit: 1_000_000n });
@@ -55,6 +63,7 @@ export class RedisLedger implements SpendingLedger {
   ) {}
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
+    if (input.scope) throw new TypeError(SCOPES_NEED_A_DATABASE);
     const payer = normalizePayer(input.payer);
     const reservationId = checkReservationId(input.reservationId);
     const amount = checkAmount(input.amount, "amount");
@@ -109,6 +118,11 @@ export class RedisLedger implements SpendingLedger {
       await this.connection.script("x402LedgerRelease", this.ledgerKeys(reservationId, payer), [reservationId]),
     );
     return { status: reply };
+  }
+
+  /** Budgets per caller live beside the journal, in the database; see SCOPES_NEED_A_DATABASE. */
+  async spentInScope(): Promise<DailySpending> {
+    throw new TypeError(SCOPES_NEED_A_DATABASE);
   }
 
   async spentToday(payer: string, options: ClockOptions = {}): Promise<DailySpending> {

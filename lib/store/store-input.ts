@@ -9,6 +9,7 @@ const PayerAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-pref
 const ReservationId = z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/, "expected 1-200 characters of A-Z a-z 0-9 . _ : -");
 const TxHash = z.string().regex(/^0x[0-9a-fA-F]{1,128}$/, "expected a 0x-prefixed hex transaction hash");
 const IdempotencyKey = z.string().min(1).max(512);
+const ScopeKey = z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/, "expected 1-200 characters of A-Z a-z 0-9 . _ : -");
 const RateLimitKey = z.string().min(1).max(512);
 
 function check<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
@@ -29,6 +30,11 @@ export function normalizePayer(payer: string): string {
 /** @example checkReservationId("pay_1f3c"); */
 export function checkReservationId(reservationId: string): string {
   return check(ReservationId, reservationId, "reservationId");
+}
+
+/** A budget scope's key, as a named caller's budget is counted: @example checkScopeKey("key:0123456789abcdef"); */
+export function checkScopeKey(key: string): string {
+  return check(ScopeKey, key, "scope key").toLowerCase();
 }
 
 /** @example checkTxHash("0x5e1f…"); */

@@ -5,6 +5,7 @@
  */
 import type { IdempotencyRecord } from "./idempotency-record";
 import type { PaymentJournal } from "../journal/payment-journal";
+import type { ApiKeyStore } from "../access/api-keys";
 
 /** How far back the daily limit looks: a rolling 24 hours, not a calendar day. */
 export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -28,6 +29,12 @@ export type ReserveInput = {
   amount: bigint;
   /** Base units; the payer's effective daily limit for this request. */
   dailyLimit: bigint;
+  /**
+   * A named caller's own daily budget this payment also counts against (the agent wallet
+   * paying for an API key or a signed-in wallet): both limits are checked and the reservation
+   * made atomically, or none is.
+   */
+  scope?: { key: string; dailyLimit: bigint };
   now?: number;
 };
 
@@ -35,8 +42,9 @@ export type ReserveResult =
   | { ok: true }
   | {
       ok: false;
-      reason: "daily";
-      /** Settled spending in the rolling window, base units. */
+      /** Whose limit would be passed: the payer's, or the scope's (the named caller's budget). */
+      reason: "daily" | "scope";
+      /** Settled spending in the rolling window (of the payer, or of the scope), base units. */
       spent: bigint;
       /** Outstanding reservations, base units. */
       reserved: bigint;
@@ -81,6 +89,8 @@ export interface SpendingLedger {
   spentToday(payer: string, options?: ClockOptions): Promise<DailySpending>;
   /** Settled entries in the rolling window ending at `now`, oldest first (for reconciliation). */
   entries(payer: string, options?: ClockOptions): Promise<SettledEntry[]>;
+  /** A scope's (a named caller's) settled spending in the rolling window, and its outstanding reservations. */
+  spentInScope(key: string, options?: ClockOptions): Promise<DailySpending>;
 }
 
 export type ClaimResult =
@@ -128,6 +138,8 @@ export type Store = {
   rateLimiter: RateLimiter;
   /** The permanent record of every payment attempt (always in the database outside tests). */
   journal: PaymentJournal;
+  /** The operator's API keys (lib/access): in the database when there is one, else in memory. */
+  apiKeys: ApiKeyStore;
   /** Resolves when the store answers; rejects with AppError "unavailable:store" otherwise. */
   ping(): Promise<void>;
   /** Releases connections; the store must not be used afterwards. */

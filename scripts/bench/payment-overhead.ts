@@ -66,6 +66,7 @@ export async function measurePaymentOverhead(
       release: (id) => deps.store.ledger.release(id),
       spentToday: (payer, clock) => deps.store.ledger.spentToday(payer, clock),
       entries: (payer, clock) => deps.store.ledger.entries(payer, clock),
+      spentInScope: (key, clock) => deps.store.ledger.spentInScope(key, clock),
     },
     quoteSecret: deps.quoteSecret,
     agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,

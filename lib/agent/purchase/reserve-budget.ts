@@ -27,18 +27,32 @@ export async function reserveBudget(
       message: `${formatUsdc(amount)} USDC would go over your per-request limit of ${formatUsdc(request.limits.perRequest)} USDC; ${consequence}.`,
     };
   }
-  const daily = await reserveDaily(deps, quote, request.limits.daily, consequence);
+  const daily = await reserveDaily(deps, quote, request.limits, consequence);
   if (daily !== "ok") request.tracker.releaseRequestBudget(amount);
   return daily;
 }
 
-async function reserveDaily(deps: Pick<PurchaseDependencies, "ledger">, quote: Quote, dailyLimit: bigint, consequence: string): Promise<"ok" | BudgetRefusal> {
+/**
+ * Reserves against the payer's daily limit and, for a named caller, against the caller's own
+ * daily budget and the agent wallet's overall cap, in one atomic step (see SpendingLedger).
+ */
+async function reserveDaily(deps: Pick<PurchaseDependencies, "ledger">, quote: Quote, limits: EffectiveLimits, consequence: string): Promise<"ok" | BudgetRefusal> {
+  const { scope } = limits;
   try {
-    const result = await deps.ledger.reserve({ payer: quote.payer, reservationId: quote.nonce, amount: quote.option.amount, dailyLimit });
+    const result = await deps.ledger.reserve({
+      payer: quote.payer,
+      reservationId: quote.nonce,
+      amount: quote.option.amount,
+      dailyLimit: scope ? scope.walletDailyCap : limits.daily,
+      ...(scope ? { scope: { key: scope.key, dailyLimit: limits.daily } } : {}),
+    });
     if (result.ok) return "ok";
+    // Which limit stopped it, so the person (and the page) knows whose budget ran out.
+    const which = result.reason === "scope" && scope ? `the daily limit of ${scope.label}` : scope ? "the agent wallet's daily cap" : "the daily limit";
+    const used = `${formatUsdc(result.spent + result.reserved)} USDC used or reserved in the last 24 h`;
     return {
       reason: "limit-exceeded",
-      message: `${formatUsdc(quote.option.amount)} USDC would go over the daily limit of ${formatUsdc(result.dailyLimit)} USDC (${formatUsdc(result.spent + result.reserved)} USDC used or reserved in the last 24 h); ${consequence}.`,
+      message: `${formatUsdc(quote.option.amount)} USDC would go over ${which}, ${formatUsdc(result.dailyLimit)} USDC (${used}); ${consequence}.`,
     };
   } catch (error) {
     // Fail closed: without the ledger we cannot know the daily budget.
