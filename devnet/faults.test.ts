@@ -46,3 +46,16 @@ describe("DevnetFaults", () => {
     await expect(second).resolves.toBe("stopped");
   });
 });
+
+describe("DevnetFaults: receipts", () => {
+  it("names the services whose receipts are signed by the wrong key, and refuses unknown ones", async () => {
+    const faults = new DevnetFaults();
+    faults.attachServices(["weather", "news"], async () => {});
+    await faults.set({ wrongReceiptSigner: ["weather"] });
+    expect(faults.signsReceiptsWithWrongKey("weather")).toBe(true);
+    expect(faults.signsReceiptsWithWrongKey("news")).toBe(false);
+    await expect(faults.set({ wrongReceiptSigner: ["nope"] })).rejects.toThrow(/no service/);
+    await faults.reset();
+    expect(faults.signsReceiptsWithWrongKey("weather")).toBe(false);
+  });
+});

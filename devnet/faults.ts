@@ -22,6 +22,11 @@ export const FaultSettings = z.object({
   failingServices: z.array(z.string()),
   /** Services (by name) whose port refuses connections, as if the server were down. */
   offlineServices: z.array(z.string()),
+  /**
+   * Services (by name) whose signed receipts (offer-receipt extension) are signed by a key that
+   * is not their payee's, as an impersonator would: the agent must report them unverified.
+   */
+  wrongReceiptSigner: z.array(z.string()),
 });
 export type FaultSettings = z.infer<typeof FaultSettings>;
 
@@ -36,6 +41,7 @@ const NO_FAULTS: FaultSettings = {
   settleTimesOut: false,
   failingServices: [],
   offlineServices: [],
+  wrongReceiptSigner: [],
 };
 
 export type HangOutcome = "released" | "stopped";
@@ -68,7 +74,7 @@ export class DevnetFaults {
    */
   async set(update: FaultUpdate): Promise<FaultSettings> {
     const parsed = FaultUpdate.parse(update);
-    for (const name of [...(parsed.failingServices ?? []), ...(parsed.offlineServices ?? [])]) {
+    for (const name of [...(parsed.failingServices ?? []), ...(parsed.offlineServices ?? []), ...(parsed.wrongReceiptSigner ?? [])]) {
       if (!this.#serviceNames.has(name)) throw new Error(`devnet faults: no service named "${name}"`);
     }
     if (parsed.offlineServices) {
@@ -103,6 +109,10 @@ export class DevnetFaults {
 
   isServiceFailing(serviceName: string): boolean {
     return this.#settings.failingServices.includes(serviceName);
+  }
+
+  signsReceiptsWithWrongKey(serviceName: string): boolean {
+    return this.#settings.wrongReceiptSigner.includes(serviceName);
   }
 
   /** Resolves at once unless the facilitator is set to hang; then when released or stopped. */

@@ -101,6 +101,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       network,
       v1Network: LOCAL_V1_NETWORK,
       payTo: accounts.merchant.address,
+      payeeKey: accounts.merchant.privateKey,
       token: { address: getAddress(usdc.address), name: usdc.name, version: usdc.version },
     };
     const running = await startServices(ALL_SERVICES, {

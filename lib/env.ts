@@ -5,6 +5,7 @@ import "server-only";
  */
 import { z } from "zod";
 import { BaseError } from "./base-error";
+import { PayeePolicySettings } from "./limits/payee-policy";
 import { parseUsdc } from "./money";
 
 const usdcAmount = z
@@ -61,6 +62,8 @@ export const EnvSchema = z
     SIGNED_IN_BUDGET_PER_PAYMENT: usdcAmount.default(1_000_000n),
     SIGNED_IN_BUDGET_PER_REQUEST: usdcAmount.default(2_000_000n),
     SIGNED_IN_BUDGET_DAILY: usdcAmount.default(5_000_000n),
+    /** The operator's payee policy: comma-separated allow and deny lists (lib/limits/payee-policy.ts). */
+    ...PayeePolicySettings.shape,
     RATE_LIMIT_REQUESTS: integer(1, 100_000, 20),
     /** Requests per window for each named caller (API key, signed-in wallet); unset means RATE_LIMIT_REQUESTS. */
     RATE_LIMIT_CALLER_REQUESTS: z.coerce.number().int().min(1).max(100_000).optional(),

@@ -8,9 +8,10 @@ import { useNetwork } from "@/lib/client/network-context";
 import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { useNow } from "@/lib/client/use-now";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
-import type { ApprovalRequest } from "@/lib/stream";
+import type { ApprovalRequest, SignInRequest } from "@/lib/stream";
 import { bodyTypeOf, describeBodyType } from "@/lib/x402/request-body";
 import { networkName } from "./network-name";
+import { SignInInstead } from "./sign-in-instead";
 
 export type ApprovalCardProps = {
   approval: ApprovalRequest;
@@ -20,6 +21,9 @@ export type ApprovalCardProps = {
   canAct: boolean;
   onSigned: (signature: `0x${string}`) => void;
   onReject: () => void;
+  /** The service's sign-in-with-x offer, when it has one: sign in instead of paying again. */
+  signIn?: SignInRequest;
+  onSignedIn?: (signature: `0x${string}`) => void;
 };
 
 type SignState = { kind: "idle" } | { kind: "signing" } | { kind: "declined" } | { kind: "error"; message: string };
@@ -28,7 +32,7 @@ type SignState = { kind: "idle" } | { kind: "signing" } | { kind: "declined" } |
  * The quote the agent froze for "my wallet", with Approve (sign the exact EIP-712 typed data
  * in the connected wallet) and Reject (sign nothing, tell the agent).
  */
-export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned, onReject }: ApprovalCardProps) {
+export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned, onReject, signIn, onSignedIn }: ApprovalCardProps) {
   const network = useNetwork();
   const connection = useConnection();
   const { signTypedDataAsync } = useSignTypedData();
@@ -159,6 +163,9 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
             >
               Reject
             </button>
+            {signIn && onSignedIn && signIn.expiresAt > Math.floor(now / 1000) ? (
+              <SignInInstead signIn={signIn} enabled={canAct && blocker === undefined && signState.kind !== "signing"} onSignedIn={onSignedIn} />
+            ) : null}
           </div>
           {signState.kind === "declined" ? (
             <p className="approval-card__note" data-testid="wallet-declined">

@@ -2,7 +2,7 @@
 
 import type { AssistantTurn } from "@/lib/client/chat-types";
 import { isDiscovery, isTurnActive } from "@/lib/client/payment-view";
-import type { ApprovalRequest } from "@/lib/stream";
+import type { ApprovalRequest, SignInRequest } from "@/lib/stream";
 import { Markdown } from "../markdown/markdown";
 import { DiscoveryCard } from "./discovery-card";
 import { FinishNote } from "./finish-note";
@@ -13,10 +13,12 @@ export type AssistantMessageProps = {
   /** No request is running anywhere: approvals may be acted on. */
   idle: boolean;
   onSigned: (turnId: string, paymentId: string, approval: ApprovalRequest, signature: `0x${string}`) => void;
+  onConfirmed: (turnId: string, paymentId: string, token: string) => void;
+  onSignedIn: (turnId: string, paymentId: string, approval: ApprovalRequest, signIn: SignInRequest, signature: `0x${string}`) => void;
   onReject: (turnId: string, paymentId: string) => void;
 };
 
-export function AssistantMessage({ turn, idle, onSigned, onReject }: AssistantMessageProps) {
+export function AssistantMessage({ turn, idle, onSigned, onConfirmed, onSignedIn, onReject }: AssistantMessageProps) {
   const active = isTurnActive(turn);
   const empty = turn.parts.length === 0;
   return (
@@ -43,6 +45,11 @@ export function AssistantMessage({ turn, idle, onSigned, onReject }: AssistantMe
                   canAct={idle}
                   onSigned={(signature) => {
                     if (approval) onSigned(turn.id, view.id, approval, signature);
+                  }}
+                  onConfirm={(token) => onConfirmed(turn.id, view.id, token)}
+                  onSignedIn={(signature) => {
+                    const signIn = view.details.signIn;
+                    if (approval && signIn) onSignedIn(turn.id, view.id, approval, signIn, signature);
                   }}
                   onReject={() => onReject(turn.id, view.id)}
                 />

@@ -12,7 +12,7 @@ import { usePayerMode, useLimitsDraft, validateLimitsDraft } from "@/lib/client/
 import { spentInLastDay, useReceipts } from "@/lib/client/receipts";
 import { useChat } from "@/lib/client/use-chat";
 import { useNow } from "@/lib/client/use-now";
-import type { ApprovalRequest } from "@/lib/stream";
+import type { ApprovalRequest, SignInRequest } from "@/lib/stream";
 import { LimitsPanel } from "../settings/limits-panel";
 import { PayerToggle } from "../settings/payer-toggle";
 import { ReceiptsPanel } from "../settings/receipts-panel";
@@ -26,7 +26,7 @@ const EXAMPLES = ["What's the weather in Lisbon?", "Which paid services can you 
 export function ChatApp() {
   const network = useNetwork();
   const connection = useConnection();
-  const { turns, busy, cooldownSeconds, send, sendSignature, markRejected, stop } = useChat();
+  const { turns, busy, cooldownSeconds, send, sendSignature, sendGoAhead, sendSignIn, markRejected, stop } = useChat();
   const payer = usePayerMode();
   const limitsDraft = useLimitsDraft();
   const receipts = useReceipts();
@@ -79,6 +79,20 @@ export function ChatApp() {
     [sendSignature],
   );
 
+  const onConfirmed = useCallback(
+    (turnId: string, paymentId: string, token: string) => {
+      void sendGoAhead(turnId, paymentId, token);
+    },
+    [sendGoAhead],
+  );
+
+  const onSignedIn = useCallback(
+    (turnId: string, paymentId: string, approval: ApprovalRequest, signIn: SignInRequest, signature: `0x${string}`) => {
+      void sendSignIn(turnId, paymentId, approval, signIn, signature);
+    },
+    [sendSignIn],
+  );
+
   const onReject = useCallback(
     (turnId: string, paymentId: string) => {
       const turn = turns.find((item): item is AssistantTurn => item.role === "assistant" && item.id === turnId);
@@ -122,6 +136,8 @@ export function ChatApp() {
             turns={turns}
             idle={idle}
             onSigned={onSigned}
+            onConfirmed={onConfirmed}
+            onSignedIn={onSignedIn}
             onReject={onReject}
             emptyState={
               <div className="empty">

@@ -3,7 +3,7 @@
 import dynamic from "next/dynamic";
 import { useEffect, useLayoutEffect, useRef, type ReactNode } from "react";
 import type { Turn } from "@/lib/client/chat-types";
-import type { ApprovalRequest } from "@/lib/stream";
+import type { ApprovalRequest, SignInRequest } from "@/lib/stream";
 
 const loadAssistantMessage = () => import("./assistant-message").then((module) => module.AssistantMessage);
 
@@ -26,6 +26,8 @@ export type MessageListProps = {
   turns: readonly Turn[];
   idle: boolean;
   onSigned: (turnId: string, paymentId: string, approval: ApprovalRequest, signature: `0x${string}`) => void;
+  onConfirmed: (turnId: string, paymentId: string, token: string) => void;
+  onSignedIn: (turnId: string, paymentId: string, approval: ApprovalRequest, signIn: SignInRequest, signature: `0x${string}`) => void;
   onReject: (turnId: string, paymentId: string) => void;
   emptyState: ReactNode;
 };
@@ -33,7 +35,7 @@ export type MessageListProps = {
 /** How close to the bottom (px) still counts as "following" the conversation. */
 const FOLLOW_THRESHOLD = 96;
 
-export function MessageList({ turns, idle, onSigned, onReject, emptyState }: MessageListProps) {
+export function MessageList({ turns, idle, onSigned, onConfirmed, onSignedIn, onReject, emptyState }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
 
@@ -71,7 +73,7 @@ export function MessageList({ turns, idle, onSigned, onReject, emptyState }: Mes
               {turn.excluded ? <p className="message__flag">Not sent to the agent</p> : null}
             </article>
           ) : (
-            <AssistantMessage key={turn.id} turn={turn} idle={idle} onSigned={onSigned} onReject={onReject} />
+            <AssistantMessage key={turn.id} turn={turn} idle={idle} onSigned={onSigned} onConfirmed={onConfirmed} onSignedIn={onSignedIn} onReject={onReject} />
           ),
         )}
       </div>

@@ -7,7 +7,9 @@ import { useNetwork } from "@/lib/client/network-context";
 import { useNow } from "@/lib/client/use-now";
 import { PAYMENT_STATUS_ORDER, type PaymentFailureReason, type PaymentStatus } from "@/lib/stream";
 import { ApprovalCard } from "./approval-card";
+import { ConfirmCard } from "./confirm-card";
 import { networkName } from "./network-name";
+import { ReceiptNote } from "./receipt-note";
 import { TransactionHash } from "./transaction-hash";
 
 const FAILURE_WORDING: Record<PaymentFailureReason, string> = {
@@ -95,10 +97,14 @@ export type PaymentCardProps = {
   active: boolean;
   canAct: boolean;
   onSigned: (signature: `0x${string}`) => void;
+  /** The person lets the agent wallet pay an address of unknown origin (see ConfirmCard). */
+  onConfirm: (token: string) => void;
+  /** The wallet signed the service's sign-in-with-x message instead of paying again. */
+  onSignedIn: (signature: `0x${string}`) => void;
   onReject: () => void;
 };
 
-export function PaymentCard({ view, active, canAct, onSigned, onReject }: PaymentCardProps) {
+export function PaymentCard({ view, active, canAct, onSigned, onConfirm, onSignedIn, onReject }: PaymentCardProps) {
   const network = useNetwork();
   const running = active && view.endedAt === undefined;
   const now = useNow(running, 100);
@@ -135,7 +141,16 @@ export function PaymentCard({ view, active, canAct, onSigned, onReject }: Paymen
         </div>
         <div>
           <dt>Payee</dt>
-          <dd title={payTo}>{payTo ? shortHex(payTo) : "—"}</dd>
+          <dd title={payTo}>
+            {payTo ? shortHex(payTo) : "—"}
+            {/* A payee this wallet never paid is worth a second look before approving. */}
+            {details.newPayee ? (
+              <span className="new-payee" data-testid="new-payee">
+                {" "}
+                first payment
+              </span>
+            ) : null}
+          </dd>
         </div>
         <div>
           <dt>Network</dt>
@@ -153,8 +168,20 @@ export function PaymentCard({ view, active, canAct, onSigned, onReject }: Paymen
         </p>
       ) : null}
       {details.message ? <p className="card-message">{details.message}</p> : null}
+      {details.receipt ? <ReceiptNote receipt={details.receipt} /> : null}
       {view.status === "failed" && details.reason && !details.message ? (
         <p className="card-message card-message--warning">{FAILURE_WORDING[details.reason]}</p>
+      ) : null}
+      {details.confirmation && (view.status === "awaiting-approval" || view.decision !== undefined) ? (
+        <ConfirmCard
+          confirmation={details.confirmation}
+          decision={view.decision}
+          canAct={canAct}
+          onConfirm={() => {
+            if (details.confirmation) onConfirm(details.confirmation.token);
+          }}
+          onReject={onReject}
+        />
       ) : null}
       {showApproval && approval ? (
         <ApprovalCard
@@ -164,6 +191,8 @@ export function PaymentCard({ view, active, canAct, onSigned, onReject }: Paymen
           canAct={canAct}
           onSigned={onSigned}
           onReject={onReject}
+          signIn={details.signIn}
+          onSignedIn={onSignedIn}
         />
       ) : null}
     </article>

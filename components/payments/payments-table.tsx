@@ -1,6 +1,7 @@
 "use client";
 
 import type { PaymentView } from "@/lib/client/payment-history";
+import { ReceiptNote } from "../chat/receipt-note";
 import { TransactionHash } from "../chat/transaction-hash";
 
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -47,7 +48,10 @@ export function PaymentsTable({ payments }: { payments: readonly PaymentView[] }
               <td>
                 <time dateTime={payment.createdAt}>{dateTimeFormat.format(new Date(payment.createdAt))}</time>
               </td>
-              <td>{payment.txHash ? <TransactionHash hash={payment.txHash} explorerUrl={payment.explorerUrl ?? undefined} compact /> : <span className="muted">—</span>}</td>
+              <td>
+                {payment.txHash ? <TransactionHash hash={payment.txHash} explorerUrl={payment.explorerUrl ?? undefined} compact /> : <span className="muted">—</span>}
+                {payment.receipt ? <ReceiptNote receipt={payment.receipt} className="small" /> : null}
+              </td>
             </tr>
           ))}
         </tbody>

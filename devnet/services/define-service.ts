@@ -49,6 +49,8 @@ export type DemoService = {
   offers: Offers;
   /** Services with the same group share one server (one origin), like one company's API. */
   hostGroup: string;
+  /** Its 402 declares sign-in-with-x: a wallet that paid for a path may sign in to get it again (siwx-access.ts). */
+  signInWithX?: boolean;
   /** An example answer, for discovery's output schema. */
   exampleOutput: Record<string, unknown>;
   /** Why the input is unusable, or undefined when it is fine. Checked before any payment is verified. */

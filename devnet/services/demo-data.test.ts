@@ -30,7 +30,7 @@ describe("demo data", () => {
 });
 
 describe("demo service catalog", () => {
-  it("has unique names and routes, at most five tags each, and one each of: v1, offline, POST, route template, foreign-first and foreign-only", () => {
+  it("has unique names and routes, at most five tags each, and one each of: v1, offline, POST, foreign-first, foreign-only and sign-in-with-x; two route templates", () => {
     const unique = (values: unknown[]) => new Set(values).size === values.length;
     expect(unique(ALL_SERVICES.map((service) => service.name))).toBe(true);
     expect(unique(ALL_SERVICES.map((service) => service.path))).toBe(true);
@@ -40,7 +40,8 @@ describe("demo service catalog", () => {
     expect(count((service) => service.x402Version === 1)).toBe(1);
     expect(count((service) => service.alwaysOffline)).toBe(1);
     expect(count((service) => service.method === "POST" && service.inputIn === "json-body")).toBe(1);
-    expect(count((service) => service.inputIn === "path" && service.path.includes("/:"))).toBe(1);
+    expect(count((service) => service.inputIn === "path" && service.path.includes("/:"))).toBe(2);
+    expect(count((service) => service.signInWithX === true)).toBe(1);
     expect(count((service) => service.offers === "foreign-first")).toBe(1);
     expect(count((service) => service.offers === "foreign-only")).toBe(1);
     // More than one page of the discovery list (at most 100 per page), all on one shared host.

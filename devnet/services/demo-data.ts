@@ -176,6 +176,13 @@ export function stockQuote(symbol: string) {
   };
 }
 
+/** A made-up archived document: the same id is always the same document. */
+export function archiveDocument(id: string) {
+  const subject = pick(`archive:${id}`, 1, ["harbour records", "railway timetables", "city council minutes", "weather logs"] as const);
+  const year = seededInteger(`archive:${id}`, 2, 1890, 1990);
+  return { ...label, id, title: `${titleCase(subject)}, ${year}`, year, pages: seededInteger(`archive:${id}`, 3, 2, 40), summary: `Scanned ${subject} from ${year}.` };
+}
+
 export function airQuality(city: string) {
   const index = seededInteger(`air:${city}`, 1, 8, 180);
   const category = index <= 50 ? "good" : index <= 100 ? "moderate" : index <= 150 ? "unhealthy for sensitive groups" : "unhealthy";

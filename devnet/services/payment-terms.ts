@@ -1,6 +1,6 @@
 import type { PaymentRequirementsV1 } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import { exampleInput, type DemoService } from "./define-service";
 
 /** How long a signed payment for a demo service stays valid (x402 `maxTimeoutSeconds`). */
@@ -16,6 +16,8 @@ export type PaymentTerms = {
   v1Network: string;
   token: TokenTerms;
   payTo: Address;
+  /** The payee's private key: the services sign offers and receipts with it (signed-receipts.ts). */
+  payeeKey?: Hex;
 };
 
 /**

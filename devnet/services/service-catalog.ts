@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   airQuality,
+  archiveDocument,
   cityGuide,
   exchangeRates,
   GUIDE_TOPICS,
@@ -149,6 +150,20 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     parameters: { ticker: { description: "Stock ticker, e.g. ACME", example: "ACME" } },
     input: z.object({ ticker: text("ticker", 10).regex(/^[A-Za-z.]+$/, "ticker is letters only") }),
     produce: ({ ticker }) => stockQuote(ticker),
+  }),
+  defineService({
+    name: "archive",
+    serviceName: "Devnet Archive",
+    path: "/archive/documents/:id",
+    inputIn: "path",
+    x402Version: 2,
+    price: usdc("0.018"),
+    description: "A scanned document from the archive, by id; pay once per document, then sign in with the same wallet (sign-in-with-x) to read it again for free (synthetic demo data).",
+    tags: ["archive", "document", "records", "history", "sign-in-with-x"],
+    parameters: { id: { description: "Document id, e.g. doc-1", example: "doc-1" } },
+    signInWithX: true,
+    input: z.object({ id: text("id", 32).regex(/^[A-Za-z0-9-]+$/, "id is letters, digits and dashes only") }),
+    produce: ({ id }) => archiveDocument(id),
   }),
   defineService({
     name: "air-quality",

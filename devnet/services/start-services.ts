@@ -60,6 +60,7 @@ async function startService(service: DemoService, host: ServiceHost | undefined,
     terms: options.terms,
     facilitatorUrl: options.facilitatorUrl,
     facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+    origin,
   };
   const handler =
     service.offers === "foreign-only"

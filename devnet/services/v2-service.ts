@@ -9,6 +9,10 @@ import { NodeHttpAdapter } from "./node-http-adapter";
 import { preflight, produceAnswer, sendFacilitatorUnavailable, watchCaller, writeInstructions, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
 import { discoveryExtensionFor, foreignNetworkOption, MAX_TIMEOUT_SECONDS, type PaymentTerms } from "./payment-terms";
 import type { DemoService } from "./define-service";
+import { SIGNED_RECEIPTS_DECLARATION, signedReceiptsExtension } from "./signed-receipts";
+import { createSiwxAccess, serveSignedIn } from "./siwx-access";
+import { paymentIdentifierResourceServerExtension } from "@x402/extensions/payment-identifier";
+import { paymentIdentifierCacheFor } from "./payment-identifier-cache";
 
 export type V2ServiceOptions = HandlerEnvironment & {
   service: DemoService;
@@ -16,6 +20,8 @@ export type V2ServiceOptions = HandlerEnvironment & {
   facilitatorUrl: string;
   /** How long the service waits for the facilitator before giving up (502). */
   facilitatorTimeoutMs: number;
+  /** The service's origin: required by a service that offers sign-in-with-x (its challenge names it). */
+  origin?: string;
 };
 
 /**
@@ -28,7 +34,14 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
   const { service, terms } = options;
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: options.facilitatorUrl, timeoutMs: options.facilitatorTimeoutMs }))
     .register(terms.network, new ExactEvmScheme())
-    .registerExtension(bazaarResourceServerExtension);
+    .registerExtension(bazaarResourceServerExtension)
+    // Signed offers in the 402 and a signed receipt with each settlement (signed-receipts.ts).
+    .registerExtension(signedReceiptsExtension({ serviceName: service.name, terms, faults: options.faults }));
+  const siwx = service.signInWithX ? createSiwxAccess(options.origin ?? "") : undefined;
+  if (siwx) resourceServer.registerExtension(siwx.extension);
+  // Safe retries: the 402 declares payment-identifier; a repeat gets the first answer (payment-identifier-cache.ts).
+  const identifiers = paymentIdentifierCacheFor(options.faults, service.name);
+  resourceServer.registerExtension(paymentIdentifierResourceServerExtension);
 
   const paymentOption = {
     scheme: "exact",
@@ -45,7 +58,7 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
     mimeType: "application/json",
     serviceName: service.serviceName,
     tags: service.tags,
-    extensions: discoveryExtensionFor(service),
+    extensions: { ...discoveryExtensionFor(service), ...siwx?.declaration, ...SIGNED_RECEIPTS_DECLARATION, ...identifiers.declaration },
     // The requirements travel in the PAYMENT-REQUIRED header; the body is for people with curl.
     unpaidResponseBody: () => ({
       contentType: "application/json",
@@ -67,7 +80,7 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
   const write = (response: ServerResponse, instructions: HTTPResponseInstructions) =>
     writeInstructions(response, foreign.length > 0 ? offerFirst(instructions, foreign) : instructions);
 
-  return {
+  return identifiers.guard({
     accepts,
     async handle(request, response) {
       const callerGone = watchCaller(response);
@@ -85,6 +98,8 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
         return sendFacilitatorUnavailable(response, "verify");
       }
       if (result.type === "payment-error") return write(response, result.response);
+      // Only the SIWX hook lets a request through unpaid: this wallet paid for this path before.
+      if (result.type === "no-payment-required" && siwx) return serveSignedIn(service, input, response, callerGone, options);
       if (result.type === "no-payment-required") throw new Error(`${service.path} is not protected`);
 
       const produced = await produceAnswer(service, input, response, callerGone, options);
@@ -105,7 +120,7 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
       response.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store, private", ...settlement.headers });
       response.end(produced.body);
     },
-  };
+  });
 }
 
 /** The same 402 with the given options first in the `accepts` of its PAYMENT-REQUIRED header. */

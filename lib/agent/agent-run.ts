@@ -4,58 +4,24 @@ import "server-only";
  * made so far. Tools act through it, so every purchase passes the same checks.
  */
 import { createHash } from "node:crypto";
-import type { LanguageModel } from "ai";
-import type { LocalAccount } from "viem";
 import type { ChatMessage } from "../chat/chat-request";
-import type { EffectiveLimits, LimitSettings, LimitValues } from "../limits/spending-limits-input";
-import type { NetworkConfig } from "../network/network-config";
-import type { Store } from "../store/store-types";
-import type { ApprovalRequest, StreamWriter } from "../stream";
-import type { ChainReader } from "../x402/chain-reader";
+import type { EffectiveLimits } from "../limits/spending-limits-input";
+import type { AgentConfirmation, ApprovalRequest, StreamWriter } from "../stream";
 import { describeInputContract } from "../x402/call-usage";
 import { checkCall } from "../x402/check-call";
 import type { BodyType, CallMethod } from "../x402/input-contract";
-import { stripQuery, type DiscoveryClient, type ServiceListing } from "../x402/discovery-client";
+import type { DiscoveryClient, ServiceListing } from "../x402/discovery-client";
 import { chooseBodyType, encodeRequestBody, type EncodedBody, type RequestBodyValue } from "../x402/request-body";
+import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependencies";
+import { userNamed } from "./named-urls";
+import { askConfirmation } from "./purchase/ask-confirmation";
 import { PaymentTracker } from "./purchase/payment-tracker";
 import { purchaseOnce } from "./purchase/purchase-once";
-import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type OutboundFetch, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
+import { paymentIdentifierFor } from "../x402/payment-identifier";
+import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type PurchaseOutcome } from "./purchase/run-purchase";
 
-export type AgentSettings = {
-  deadlineMs: number;
-  maxPaymentsPerRequest: number;
-  maxSteps: number;
-  limitSettings: LimitSettings;
-  /** Who may make the agent wallet pay, and the budgets of named callers. */
-  access: AccessSettings;
-  temperatures: { payment: number; standard: number; discovery: number };
-  approvalTtlSeconds?: number;
-  agentAuthorizationTtlSeconds?: number;
-  reconcileIntervalMs?: number;
-};
-
-export type AccessSettings = {
-  mode: "open" | "authenticated";
-  /** The budget of each signed-in wallet. */
-  accountBudget: LimitValues;
-  /** Base units: what the agent wallet pays per day over every caller together. */
-  walletDailyCap: bigint;
-};
-
-export type AgentDependencies = {
-  network: NetworkConfig;
-  fetch: OutboundFetch;
-  chain: ChainReader;
-  store: Store;
-  discovery: DiscoveryClient;
-  quoteSecret: string;
-  agentAccount: LocalAccount | undefined;
-  model: LanguageModel;
-  modelId: string;
-  isDemoModel: boolean;
-  settings: AgentSettings;
-  now?: () => number;
-};
+export type { AccessSettings, AgentDependencies, AgentSettings } from "./agent-dependencies";
+export { purchaseDependenciesOf } from "./agent-dependencies";
 
 export type PurchaseCall = {
   url: string;
@@ -79,6 +45,8 @@ export const MAX_TOOL_CALLS_PER_STEP = 6;
 export class AgentRun {
   readonly tracker: PaymentTracker;
   pendingApproval: { id: string; approval: ApprovalRequest } | undefined;
+  /** A payment the agent wallet would make once the person says so (a URL of unknown origin). */
+  pendingConfirmation: { id: string; confirmation: AgentConfirmation } | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly toolCallsThisStep = new Set<string>();
   /** Purchases of this request by intent, so a repeated tool call reuses the first one. */
@@ -144,18 +112,21 @@ export class AgentRun {
     const intent = createHash("sha256").update(`${call.method}\n${call.url}\n${body}`).digest("hex").slice(0, 32);
     const existing = this.byIntent.get(intent);
     if (existing) return existing;
+    const key = `purchase:${this.input.requestKey}:${intent}`;
+    // The payment identifier derives from the same key, so every retry of this intent sends it again.
     const work = purchaseOnce(
-      { store: this.deps.store.idempotency, key: `purchase:${this.input.requestKey}:${intent}`, tracker: this.tracker },
-      () => this.purchaseNow(encoded, listing),
+      { store: this.deps.store.idempotency, key, tracker: this.tracker },
+      () => this.purchaseNow(encoded, listing, paymentIdentifierFor(this.deps.quoteSecret, key)),
     );
     this.byIntent.set(intent, work);
     return work;
   }
 
-  private async purchaseNow(call: EncodedCall, listing: ServiceListing | undefined): Promise<PurchaseOutcome> {
-    if (!listing && !this.userNamed(call.url)) {
-      return refused("Only services returned by discover_services or named by the user can be called. Run discover_services first.");
-    }
+  private async purchaseNow(call: EncodedCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
+    // A URL that came neither from discovery nor from the user's words (a service's answer or
+    // a page put it there) is paid by the agent wallet only after the person's go-ahead; the
+    // user's own wallet asks them for every payment anyway.
+    const ofUnknownOrigin = !listing && !userNamed(this.input.messages, call.url);
     // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
     const contract = listing?.input;
     const check = contract ? checkCall(contract, { url: call.url, method: call.method, body: call.body?.text, contentType: call.body?.contentType }) : undefined;
@@ -177,6 +148,22 @@ export class AgentRun {
     if (!payer) {
       return refused("No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.");
     }
+    if (ofUnknownOrigin && payer.kind === "agent") {
+      // One go-ahead asked at a time: the person answers one question, then the model may ask another.
+      if (this.pendingConfirmation) return refused("A call is already waiting for the user's go-ahead; ask for one at a time.");
+      const asked = askConfirmation(purchaseDependenciesOf(this.deps), {
+        service: new URL(call.url).host,
+        url: call.url,
+        method: call.method,
+        body: call.body?.text,
+        contentType: call.body?.contentType,
+        maxAmount: this.input.limits.perPayment,
+        requestKey: this.input.requestKey,
+        tracker: this.tracker,
+      });
+      if (asked.status === "awaiting-confirmation") this.pendingConfirmation = { id: asked.paymentId, confirmation: asked.confirmation };
+      return asked;
+    }
     const work = runPurchase(
       purchaseDependenciesOf(this.deps),
       {
@@ -187,6 +174,7 @@ export class AgentRun {
         contentType: call.body?.contentType,
         listedAmount: listing?.amount,
         intent: call.intent,
+        paymentIdentifier,
         payer,
         limits: this.input.limits,
         maxPayments: this.deps.settings.maxPaymentsPerRequest,
@@ -209,43 +197,12 @@ export class AgentRun {
   async settleInFlight(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
   }
-
-  /** True when a user message names exactly this URL (query string ignored), not just a prefix of it. */
-  private userNamed(url: string): boolean {
-    const target = stripQuery(url);
-    return this.input.messages.some(
-      (message) => message.role === "user" && (message.content.match(URL_IN_TEXT) ?? []).some((named) => stripQuery(trimPunctuation(named)) === target),
-    );
-  }
-}
-
-/** The purchase path's view of the agent's dependencies; one place builds it for every purchase. */
-export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDependencies {
-  return {
-    network: deps.network,
-    fetch: deps.fetch,
-    chain: deps.chain,
-    ledger: deps.store.ledger,
-    quoteSecret: deps.quoteSecret,
-    now: deps.now,
-    approvalTtlSeconds: deps.settings.approvalTtlSeconds,
-    agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
-    reconcileIntervalMs: deps.settings.reconcileIntervalMs,
-    log: (entry) => console.error(JSON.stringify(entry)),
-  };
 }
 
 /** A conversation is named by its first user message, so every turn of it shares one id. */
 function conversationIdOf(messages: ChatMessage[]): string {
   const first = messages.find((message) => message.role === "user")?.content ?? "";
   return createHash("sha256").update(first).digest("hex").slice(0, 24);
-}
-
-const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/g;
-
-/** A URL at the end of a sentence often carries the sentence's punctuation. */
-function trimPunctuation(url: string): string {
-  return url.replace(/[).,;:!?\]}]+$/, "");
 }
 
 /** A refusal decided before anything was asked of a service: nothing was spent. */

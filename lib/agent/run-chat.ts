@@ -9,12 +9,16 @@ import { stepCountIs, streamText, type JSONValue, type ModelMessage } from "ai";
 import type { ChatMessage } from "../chat/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { ErrorEvent, StreamWriter } from "../stream";
+import type { ConfirmedTerms } from "../x402/agent-confirmation";
 import type { BodyType } from "../x402/input-contract";
 import { bodyTypeOf } from "../x402/request-body";
 import { AgentRun, purchaseDependenciesOf, type AgentDependencies } from "./agent-run";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purchase";
+import { runConfirmedPurchase } from "./purchase/run-confirmed-purchase";
+import { runSignedIn } from "./purchase/sign-in-instead";
+import type { SignedIn } from "../x402/siwx-binding";
 import { buildSystemPrompt } from "./system-prompt";
 import { CALL_PAID_SERVICE_TOOL, createCallPaidServiceTool, describeOutcome } from "./tools/call-paid-service-tool";
 import { createDiscoverServicesTool } from "./tools/discover-services-tool";
@@ -28,6 +32,10 @@ export type ChatRunInput = {
   limits: EffectiveLimits;
   /** Set on the second request of an approval: the user's signed payment, already verified. */
   approved?: ApprovedPayment;
+  /** Set on the second request of a go-ahead: the terms the person let the agent wallet pay, verified. */
+  confirmed?: ConfirmedTerms;
+  /** Set on the second request of a sign-in-with-x: the user's signed sign-in, already verified. */
+  signedIn?: SignedIn;
   /** Identifies this request across client retries, for at-most-once payments. */
   requestKey: string;
   /**
@@ -99,25 +107,26 @@ export function startChatRun(
               approved,
             ),
         );
-        // The model continues as if it had made the call itself, so it answers with the data.
-        const toolCallId = `approved-${"paymentId" in outcome ? outcome.paymentId : "free"}`;
-        messages.push(
-          {
-            role: "assistant",
-            content: [
-              {
-                type: "tool-call",
-                toolCallId,
-                toolName: CALL_PAID_SERVICE_TOOL,
-                input: { url: input.approved.url, method: input.approved.method, ...(input.approved.body === undefined ? {} : bodyInput(input.approved.body, input.approved.contentType)) },
-              },
-            ],
-          },
-          {
-            role: "tool",
-            content: [{ type: "tool-result", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, output: { type: "json", value: describeOutcome(outcome) as JSONValue } }],
-          },
-        );
+        pushToolExchange(messages, `approved-${"paymentId" in outcome ? outcome.paymentId : "free"}`, approvedCallInput(approved), outcome);
+      } else if (input.confirmed && !input.walletAddress && deps.agentAccount) {
+        // The person's go-ahead for a URL of unknown origin: the agent wallet pays exactly that.
+        const terms = input.confirmed;
+        const outcome = await runConfirmedPurchase(purchaseDependenciesOf(deps), deps.store.idempotency, terms, {
+          account: deps.agentAccount,
+          limits: input.limits,
+          maxPayments: deps.settings.maxPaymentsPerRequest,
+          tracker: run.tracker,
+          deadline: deadline - FINISH_MARGIN_MS,
+          signal: controller.signal,
+        });
+        const call = { url: terms.url, method: terms.method, ...(terms.body === undefined ? {} : bodyInput(terms.body, terms.contentType)) };
+        pushToolExchange(messages, `confirmed-${"paymentId" in outcome ? outcome.paymentId : "refused"}`, call, outcome);
+      } else if (input.signedIn && input.walletAddress) {
+        // The user's wallet signed in instead of paying: the service serves it if it paid before.
+        const signedIn = input.signedIn;
+        const outcome = await runSignedIn(purchaseDependenciesOf(deps), signedIn, { tracker: run.tracker, signal: controller.signal });
+        const call = { url: signedIn.url, method: signedIn.method, ...(signedIn.body === undefined ? {} : bodyInput(signedIn.body, signedIn.contentType)) };
+        pushToolExchange(messages, `signed-in-${signedIn.nonce}`, call, outcome);
       }
       const result = streamText({
         model,
@@ -144,6 +153,10 @@ export function startChatRun(
       if (run.pendingApproval) {
         const { approval } = run.pendingApproval;
         writer.text(`\n\nApprove the payment of ${approval.amount} USDC in your wallet to continue; it expires in a few minutes.`);
+      }
+      if (run.pendingConfirmation) {
+        const { confirmation } = run.pendingConfirmation;
+        writer.text(`\n\nThat address came from a service's answer or a page, not from discovery or your words, so the agent wallet calls it (and pays at most ${confirmation.maxAmount} USDC) only if you approve; the approval expires in a few minutes.`);
       }
     } catch (error) {
       failure = describeFailure(error, controller.signal);
@@ -190,6 +203,22 @@ function describeFailure(error: unknown, signal: AbortSignal): ErrorEvent {
 }
 
 /** The approved body as the tool call's input would give it: JSON or form fields, or text, with its type. */
+/** The call a signed approval stands for, as the model would have made it. */
+function approvedCallInput(approved: ApprovedPayment): Record<string, unknown> {
+  return { url: approved.url, method: approved.method, ...(approved.body === undefined ? {} : bodyInput(approved.body, approved.contentType)) };
+}
+
+/**
+ * The model continues as if it had made the call itself, so it answers with the data: the
+ * call and its outcome go into the conversation before the first step.
+ */
+function pushToolExchange(messages: ModelMessage[], toolCallId: string, call: Record<string, unknown>, outcome: Parameters<typeof describeOutcome>[0]): void {
+  messages.push(
+    { role: "assistant", content: [{ type: "tool-call", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, input: call }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, output: { type: "json", value: describeOutcome(outcome) as JSONValue } }] },
+  );
+}
+
 function bodyInput(body: string, contentType: string | undefined): { body: unknown; bodyType: BodyType } {
   const bodyType = bodyTypeOf(contentType) ?? "json";
   if (bodyType === "form-data") return { body: Object.fromEntries(new URLSearchParams(body)), bodyType };

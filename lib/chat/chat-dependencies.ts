@@ -11,6 +11,7 @@ import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending"
 import { startReconcilerTimer } from "../agent/purchase/reconciler-timer";
 import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
+import { payeePolicyOf } from "../limits/payee-policy";
 import { createGuardedFetch } from "../net/guarded-fetch";
 import { networkConfigFromEnv, type NetworkConfig } from "../network/network-config";
 import { getStore } from "../store/create-store";
@@ -75,6 +76,7 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
         accountBudget: { perPayment: env.SIGNED_IN_BUDGET_PER_PAYMENT, perRequest: env.SIGNED_IN_BUDGET_PER_REQUEST, daily: env.SIGNED_IN_BUDGET_DAILY },
         walletDailyCap: env.AGENT_WALLET_DAILY_CAP ?? env.LIMIT_MAX_DAILY,
       },
+      payeePolicy: payeePolicyOf(env),
       temperatures: { payment: env.TEMPERATURE_PAYMENT, standard: env.TEMPERATURE_DEFAULT, discovery: env.TEMPERATURE_DISCOVERY },
       approvalTtlSeconds: env.APPROVAL_TTL_SECONDS,
       agentAuthorizationTtlSeconds: env.AGENT_AUTHORIZATION_TTL_SECONDS,

@@ -15,7 +15,8 @@ import { inspectMessages } from "../safety/content-safety";
 import type { IdempotencyStore } from "../store/store-types";
 import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
 import { canonicalJson } from "../x402/authorization-nonce";
-import { PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
+import { readConfirmationToken, type ConfirmedTerms } from "../x402/agent-confirmation";
+import { PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
 import type { ChatDependencies } from "./chat-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "./chat-request";
 import { clientKeyOf } from "./client-key";
@@ -23,6 +24,8 @@ import { enforceRateLimit } from "./rate-limit";
 import { bindApprovalToRequest } from "./bind-approval-request";
 import { readBoundedJson } from "./read-bounded-json";
 import { verifyApproval } from "./verify-approval";
+import { readSignIn } from "./verify-sign-in";
+import { SIGN_IN_HEADER } from "../x402/siwx-binding";
 
 /** How long the route waits for the model provider to accept the first call. */
 const MODEL_READY_TIMEOUT_MS = 15_000;
@@ -87,7 +90,12 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       await bindApprovalToRequest(deps.store.idempotency, { nonce, validBefore: BigInt(validBefore), request: { ...body, messages }, nowMs: arrivedAt });
     }
 
+    // A sign-in-with-x instead of a payment (verify-sign-in.ts) proves the wallet as well.
+    const signedIn = approved ? undefined : await readSignIn(request.headers.get(SIGN_IN_HEADER), { walletAddress: body.walletAddress, network: deps.network, quoteSecret: deps.quoteSecret, now: (deps.now ?? Date.now)(), serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url) });
+    if (signedIn) rateLimit = await enforceRateLimit(deps, [`wallet:${signedIn.payer.toLowerCase()}`], rateLimit);
+
     const requestKey = requestKeyOf(request, callerOf(body.walletAddress, clientKey), messages);
+    const confirmed = readGoAhead(request.headers.get(PAYMENT_APPROVAL_HEADER), { requestKey: requestKey.key, agentWalletPays, secret: deps.quoteSecret, nowMs: arrivedAt });
     // Only a client-chosen key marks two requests as the same message: identical conversations
     // may legitimately run side by side (and a retry after a dropped stream must not wait for
     // the abandoned run to wind down), while payments stay deduplicated by the purchase path.
@@ -98,13 +106,13 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       // The writer needs the run's abort before the run exists: a holder closes the loop.
       const holder: { run?: ChatRun } = {};
       const writer = new StreamWriter({ framing, onCancel: () => holder.run?.abort(new Error("client disconnected")) });
-      const started = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, requestKey: requestKey.key, arrivedAt }, writer);
+      const started = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, requestKey: requestKey.key, arrivedAt }, writer);
       run = holder.run = started;
       request.signal?.addEventListener("abort", () => started.abort(new Error("client disconnected")), { once: true });
 
       // Before promising 200, make sure the model provider answers. After an approved payment
       // the stream must go out whatever happens, so that the payment is reported.
-      if (!approved) {
+      if (!approved && !confirmed) {
         try {
           await Promise.race([started.modelReady, started.done, timeout(MODEL_READY_TIMEOUT_MS)]);
         } catch (cause) {
@@ -143,6 +151,20 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
   } catch (error) {
     return problemResponse(error);
   }
+}
+
+/**
+ * The person's go-ahead (`PAYMENT-APPROVAL`) for a payment the agent wallet would make to a URL
+ * of unknown origin: a token this server issued for this very request, unchanged and unexpired.
+ * Anything else is 402 and nothing is paid, like a bad `PAYMENT-SIGNATURE`.
+ */
+function readGoAhead(header: string | null, expected: { requestKey: string; agentWalletPays: boolean; secret: string; nowMs: number }): ConfirmedTerms | undefined {
+  if (header === null) return undefined;
+  if (!expected.agentWalletPays) throw new AppError("payment_required:mismatch", { details: "PAYMENT-APPROVAL on a request the agent wallet does not pay" });
+  const checked = readConfirmationToken(header, expected.secret, { requestKey: expected.requestKey, nowSeconds: Math.floor(expected.nowMs / 1000) });
+  if (checked.ok) return checked.terms;
+  if (checked.problem === "expired") throw new AppError("payment_required:expired");
+  throw new AppError(checked.problem === "other-request" ? "payment_required:mismatch" : "payment_required:invalid_signature", { details: `PAYMENT-APPROVAL: ${checked.problem}` });
 }
 
 function hostOf(url: string): string {

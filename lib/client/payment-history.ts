@@ -25,6 +25,8 @@ const PaymentView = z.object({
   message: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** The service's signed receipt, as the agent judged it (the rest of it is the API's). */
+  receipt: z.object({ signer: z.string().nullable(), verified: z.boolean(), reason: z.string().nullable() }).nullable().optional(),
 });
 export type PaymentView = z.infer<typeof PaymentView>;
 

@@ -7,9 +7,10 @@ import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import type { ChatRequestInput } from "@/lib/chat/chat-request";
 import type { SpendingLimitsInput } from "@/lib/limits/spending-limits-input";
 import { describeAppliedLimits } from "./applied-limits";
-import { decodeStream, type ApprovalRequest } from "@/lib/stream";
-import { encodePaymentSignatureHeader, PAYMENT_SIGNATURE_HEADER } from "@/lib/x402/payment-signature-header";
+import { decodeStream, type ApprovalRequest, type SignInRequest } from "@/lib/stream";
+import { encodePaymentSignatureHeader, PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "@/lib/x402/payment-signature-header";
 import { buildMessages } from "./chat-history";
+import { encodeSignInWithXHeader, SIGN_IN_WITH_X_HEADER } from "./sign-in-header";
 import { chatReducer, INITIAL_CHAT_STATE } from "./chat-state";
 import type { AssistantTurn, ChatState, RequestProblem } from "./chat-types";
 import { isDiscovery, isSettled, serviceNameOf } from "./payment-view";
@@ -163,17 +164,37 @@ export function useChat() {
     [run],
   );
 
-  /** Repeats the turn's first request, unchanged, with the user's signature over its quote. */
-  const sendSignature = useCallback(
-    async (turnId: string, paymentId: string, approval: ApprovalRequest, signature: `0x${string}`): Promise<RunOutcome> => {
+  /** Repeats the turn's first request, unchanged, with the person's decision in `headers`. */
+  const resendApproved = useCallback(
+    async (turnId: string, paymentId: string, headers: Record<string, string>): Promise<RunOutcome> => {
       if (controllerRef.current) return "busy";
       const turn = stateRef.current.turns.find((item): item is AssistantTurn => item.role === "assistant" && item.id === turnId);
       if (!turn) return "failed";
       dispatch({ type: "decision", turnId, paymentId, decision: "approved" });
       dispatch({ type: "request-started", assistantId: turnId, user: undefined, body: turn.requestBody, payer: turn.payer, now: Date.now() });
-      return run(turnId, turn.requestBody, { [PAYMENT_SIGNATURE_HEADER]: encodePaymentSignatureHeader(approval, signature) });
+      return run(turnId, turn.requestBody, headers);
     },
     [run],
+  );
+
+  /** With the user's signature over its quote. */
+  const sendSignature = useCallback(
+    (turnId: string, paymentId: string, approval: ApprovalRequest, signature: `0x${string}`) =>
+      resendApproved(turnId, paymentId, { [PAYMENT_SIGNATURE_HEADER]: encodePaymentSignatureHeader(approval, signature) }),
+    [resendApproved],
+  );
+
+  /** With the person's go-ahead for the agent wallet (an address of unknown origin). */
+  const sendGoAhead = useCallback(
+    (turnId: string, paymentId: string, token: string) => resendApproved(turnId, paymentId, { [PAYMENT_APPROVAL_HEADER]: token }),
+    [resendApproved],
+  );
+
+  /** With the wallet's sign-in-with-x signature instead of a payment (it paid for this before). */
+  const sendSignIn = useCallback(
+    (turnId: string, paymentId: string, approval: ApprovalRequest, signIn: SignInRequest, signature: `0x${string}`) =>
+      resendApproved(turnId, paymentId, { [SIGN_IN_WITH_X_HEADER]: encodeSignInWithXHeader(signIn, approval, approval.typedData.message.from as `0x${string}`, signature) }),
+    [resendApproved],
   );
 
   const markRejected = useCallback((turnId: string, paymentId: string) => {
@@ -197,6 +218,8 @@ export function useChat() {
     cooldownSeconds,
     send,
     sendSignature,
+    sendGoAhead,
+    sendSignIn,
     markRejected,
     stop,
   };

@@ -28,6 +28,8 @@ export type PaymentsTable = {
   reason: string | null;
   message: string | null;
   tx_hash: string | null;
+  /** The signed receipt and its verdict, jsonb (migration 0005, lib/journal/recorded-receipt.ts). */
+  receipt: ColumnType<unknown, string | null, string | null> | null;
   created_at: Millis;
   updated_at: Millis;
 };

@@ -1,12 +1,13 @@
 import "server-only";
 /** The journal in the database (`payments` and `payment_events`, see lib/db/migrations.ts). */
-import { CompiledQuery, type Kysely, type Selectable } from "kysely";
+import { CompiledQuery, sql, type Kysely, type Selectable } from "kysely";
 import type { Database, PaymentsTable } from "../db/schema";
 import type { PaymentFailureReason, PaymentStatus } from "../stream";
+import { readRecordedReceipt } from "./recorded-receipt";
 import { FINAL_STATUSES, type HistoryQuery, type JournalEntry, type JournalEvent, type PaymentJournal, type PaymentRecord } from "./payment-journal";
 
 /** Columns a later step may fill in; a step that leaves one out keeps its stored value. */
-const KEPT = ["nonce", "request_key", "conversation_id", "service", "resource", "method", "amount", "asset", "network", "pay_to", "valid_after", "valid_before", "reason", "message", "tx_hash"] as const;
+const KEPT = ["nonce", "request_key", "conversation_id", "service", "resource", "method", "amount", "asset", "network", "pay_to", "valid_after", "valid_before", "reason", "message", "tx_hash", "receipt"] as const;
 const COLUMNS = ["id", "status", "payer", "payer_kind", ...KEPT, "created_at", "updated_at"] as const;
 type Column = (typeof COLUMNS)[number];
 const place = (column: Column) => `$${COLUMNS.indexOf(column) + 1}`;
@@ -58,6 +59,7 @@ export class DatabaseJournal implements PaymentJournal {
       reason: entry.reason ?? null,
       message: entry.message ?? null,
       tx_hash: entry.txHash ?? null,
+      receipt: entry.receipt ? JSON.stringify(entry.receipt) : null,
       created_at: at,
       updated_at: at,
     };
@@ -90,6 +92,19 @@ export class DatabaseJournal implements PaymentJournal {
       .limit(limit)
       .execute();
     return rows.map(toRecord);
+  }
+
+  async hasPaid(payer: string, payTo: string): Promise<boolean> {
+    // Served by the partial index of migration 0007 (payer, lower(pay_to)) over settled rows.
+    const row = await this.db
+      .selectFrom("payments")
+      .select("id")
+      .where("payer", "=", payer.toLowerCase())
+      .where(sql<string>`lower(pay_to)`, "=", payTo.toLowerCase())
+      .where("status", "in", ["confirmed", "delivered"])
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async history(query: HistoryQuery): Promise<PaymentRecord[]> {
@@ -125,6 +140,7 @@ function toRecord(row: Selectable<PaymentsTable>): PaymentRecord {
     reason: optional(row.reason) as PaymentFailureReason | undefined,
     message: optional(row.message),
     txHash: optional(row.tx_hash),
+    receipt: row.receipt === null || row.receipt === undefined ? undefined : readRecordedReceipt(row.receipt),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };

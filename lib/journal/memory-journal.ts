@@ -26,6 +26,13 @@ export class MemoryJournal implements PaymentJournal {
       .slice(0, limit);
   }
 
+  async hasPaid(payer: string, payTo: string): Promise<boolean> {
+    return [...this.payments.values()].some(
+      (payment) =>
+        payment.payer.toLowerCase() === payer.toLowerCase() && payment.payTo?.toLowerCase() === payTo.toLowerCase() && (payment.status === "confirmed" || payment.status === "delivered"),
+    );
+  }
+
   async history(query: HistoryQuery): Promise<PaymentRecord[]> {
     return [...this.payments.values()]
       .filter(

@@ -4,6 +4,7 @@
  * reconciler works from). Written before the next step of a payment begins.
  */
 import type { PaymentFailureReason, PaymentStatus } from "../stream";
+import type { RecordedReceipt } from "./recorded-receipt";
 
 /** One step of a payment; fields absent from a later step keep their earlier value. */
 export type JournalEntry = {
@@ -31,6 +32,8 @@ export type JournalEntry = {
   reason?: PaymentFailureReason;
   message?: string;
   txHash?: string;
+  /** The service's signed receipt and its verdict (migration 0005), on the `delivered` step. */
+  receipt?: RecordedReceipt;
 };
 
 /** A payment's current state. */
@@ -61,6 +64,8 @@ export interface PaymentJournal {
   unsettled(limit: number): Promise<PaymentRecord[]>;
   /** Newest first. */
   history(query: HistoryQuery): Promise<PaymentRecord[]>;
+  /** Whether the payer has a settled payment (confirmed or delivered) to this payee. */
+  hasPaid(payer: string, payTo: string): Promise<boolean>;
 }
 
 /** The row a first event creates (a later one only fills what it knows). */

@@ -14,6 +14,7 @@ import { createMemoryStore } from "../store/create-memory-store";
 import type { Store } from "../store/store-types";
 import { handlePaymentsRequest, type PaymentsDependencies } from "./handle-payments-request";
 import { PAYMENT_VIEW_FIELDS, type PaymentView } from "./payment-view";
+import { PAYMENT_CSV_FIELDS, paymentCsvRow } from "./payments-csv";
 
 const NOW = Date.UTC(2026, 0, 31, 12);
 const USER = "0x52908400098527886E0F7030069857D2E4169EE7";
@@ -129,6 +130,7 @@ describe("GET /api/payments: access", () => {
       message: null,
       createdAt: new Date(NOW - 2000).toISOString(),
       updatedAt: new Date(NOW - 2000).toISOString(),
+      receipt: null,
     });
     expect(body.payments[0]).toMatchObject({ status: "failed", reason: "payment-failed", txHash: null, explorerUrl: null });
   });
@@ -189,8 +191,8 @@ describe("GET /api/payments: paging, filters, CSV", () => {
       expect(response.headers.get("content-type")).toMatch(/^text\/csv; charset=utf-8/);
       expect(response.headers.get("content-disposition")).toBe(`attachment; filename="payments-${USER.toLowerCase()}-2026-01-31.csv"`);
       const [header, ...rows] = parseCsv(await response.text());
-      expect(header).toEqual([...PAYMENT_VIEW_FIELDS]);
-      expect(rows).toEqual(json.payments.map((payment) => PAYMENT_VIEW_FIELDS.map((field) => payment[field] ?? "")));
+      expect(header).toEqual([...PAYMENT_CSV_FIELDS]);
+      expect(rows).toEqual(json.payments.map((payment) => paymentCsvRow(payment).map((cell) => cell ?? "")));
     }
   });
 

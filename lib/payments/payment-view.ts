@@ -7,6 +7,7 @@ import type { PaymentRecord } from "../journal/payment-journal";
 import { formatUsdc } from "../money";
 import type { NetworkConfig } from "../network/network-config";
 import { explorerTransactionUrl } from "../network/network-presets";
+import { toReceiptView, type ReceiptView } from "./receipt-view";
 
 export type PaymentView = {
   id: string;
@@ -25,6 +26,8 @@ export type PaymentView = {
   message: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The service's signed receipt and its verdict; not a CSV column itself (see receipt-view.ts). */
+  receipt: ReceiptView | null;
 };
 
 /** The columns, in order (CSV header). */
@@ -65,5 +68,6 @@ export function toPaymentView(record: PaymentRecord, network: Pick<NetworkConfig
     message: record.message ?? null,
     createdAt: new Date(record.createdAt).toISOString(),
     updatedAt: new Date(record.updatedAt).toISOString(),
+    receipt: toReceiptView(record.receipt),
   };
 }

@@ -5,6 +5,12 @@
  */
 import { z } from "zod";
 import { RequestContentType } from "../x402/request-body";
+import { PaymentReceipt } from "./payment-receipt";
+import { AgentConfirmation } from "./agent-confirmation";
+import { AccessKind, SignInRequest } from "./sign-in-request";
+import { Address, hexString, TxHash, UsdcDecimal } from "./wire-primitives";
+
+export { AgentConfirmation } from "./agent-confirmation";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -52,11 +58,7 @@ export const PaymentFailureReason = z.enum([
 ]);
 export type PaymentFailureReason = z.infer<typeof PaymentFailureReason>;
 
-const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/, "expected a 0x-prefixed hex string");
-export const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 20-byte hex address");
-export const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte hex hash");
-/** A USDC amount as a decimal string with at most 6 decimals, e.g. "0.05". */
-export const UsdcDecimal = z.string().regex(/^\d+(\.\d{1,6})?$/, "expected a decimal USDC amount");
+export { Address, TxHash, UsdcDecimal } from "./wire-primitives";
 
 /** One service found by discovery, as shown to people and to the model. */
 export const DiscoveredService = z.object({
@@ -135,12 +137,22 @@ export const PaymentEvent = z.object({
   network: z.string().optional(),
   payTo: Address.optional(),
   payer: Address.optional(),
+  /** The payer has never paid this payee before: a first payment, shown as such. */
+  newPayee: z.literal(true).optional(),
   txHash: TxHash.optional(),
   explorerUrl: z.string().optional(),
   message: z.string().optional(),
   reason: PaymentFailureReason.optional(),
   services: z.array(DiscoveredService).optional(),
   approval: ApprovalRequest.optional(),
+  /** Beside an approval: the service's sign-in-with-x challenge, to sign instead of paying again. */
+  signIn: SignInRequest.optional(),
+  /** On `delivered`: served by sign-in, no payment (no amount, no hash). */
+  access: AccessKind.optional(),
+  /** The service's signed receipt, checked (on the `delivered` event). */
+  receipt: PaymentReceipt.optional(),
+  /** Instead of an approval: the agent wallet waits for the person's go-ahead (see AgentConfirmation). */
+  confirmation: AgentConfirmation.optional(),
 });
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
 
@@ -162,6 +174,7 @@ export const PaymentSummary = z.object({
   network: z.string().optional(),
   txHash: TxHash.nullable(),
   reason: PaymentFailureReason.optional(),
+  receipt: PaymentReceipt.optional(),
 });
 export type PaymentSummary = z.infer<typeof PaymentSummary>;
 

@@ -3,6 +3,8 @@
  * decoder (browser, tests, CLI). Nothing else writes or parses stream lines by hand.
  */
 export * from "./events";
+export * from "./payment-receipt";
+export * from "./sign-in-request";
 export * from "./framing";
 export { encodeEvent, encodeKeepAlive, encodeLine } from "./encode-event";
 export { findSequenceViolations, isForwardStatus, SequenceRules } from "./sequence-rules";

@@ -9,6 +9,11 @@ import { withinJsonLimits } from "./json-limits";
 import { RequestContentType } from "./request-body";
 
 export const PAYMENT_SIGNATURE_HEADER = "PAYMENT-SIGNATURE";
+/**
+ * The person's go-ahead for a payment the agent wallet would make to a URL of unknown origin:
+ * the confirmation token of the `p:` event, sent back unchanged with the same request.
+ */
+export const PAYMENT_APPROVAL_HEADER = "PAYMENT-APPROVAL";
 /** Headers of this size or more are refused before decoding. */
 export const MAX_PAYMENT_SIGNATURE_HEADER_CHARS = 16_384;
 

@@ -74,10 +74,12 @@ export function buildPaymentPayload(
   resource: Record<string, unknown> | undefined,
   typedData: TransferAuthorizationTypedData,
   signature: Hex,
+  /** v2 only: the extensions the service declared and we echo (e.g. payment-identifier). */
+  extensions?: Record<string, unknown>,
 ): Record<string, unknown> {
   const payload = { authorization: { ...typedData.message }, signature };
   if (option.x402Version === 1) {
     return { x402Version: 1, scheme: "exact", network: option.network, payload };
   }
-  return { x402Version: 2, ...(resource ? { resource } : {}), accepted: option.requirements, payload };
+  return { x402Version: 2, ...(resource ? { resource } : {}), accepted: option.requirements, payload, ...(extensions ? { extensions } : {}) };
 }

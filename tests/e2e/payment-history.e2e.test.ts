@@ -9,7 +9,8 @@ import { readFile } from "node:fs/promises";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseUsdc } from "../../lib/money";
-import { PAYMENT_VIEW_FIELDS } from "../../lib/payments/payment-view";
+import type { PaymentView } from "../../lib/payments/payment-view";
+import { PAYMENT_CSV_FIELDS, paymentCsvRow } from "../../lib/payments/payments-csv";
 import { parseCsv } from "../support/parse-csv";
 import { gotoChat, launchBrowser, openPage, screenshot, sendMessage, waitForIdle } from "./support/browser";
 import "./support/context";
@@ -90,8 +91,8 @@ describe("payment history (local demo wallet)", () => {
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download-csv").click()]);
       expect(download.suggestedFilename()).toMatch(new RegExp(`^payments-${userAddress.toLowerCase()}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
       const [header, ...rows] = parseCsv(await readFile(await download.path(), "utf8"));
-      expect(header).toEqual([...PAYMENT_VIEW_FIELDS]);
-      expect(rows).toEqual(history.payments.map((payment) => PAYMENT_VIEW_FIELDS.map((field) => payment[field] ?? "")));
+      expect(header).toEqual([...PAYMENT_CSV_FIELDS]);
+      expect(rows).toEqual(history.payments.map((payment) => paymentCsvRow(payment as unknown as PaymentView).map((cell) => cell ?? "")));
 
       // 6. The operator's token reads the same wallet; no credential reads nothing.
       const operator = await fetch(`${baseUrl}/api/payments?payer=${userAddress}`, { headers: { authorization: `Bearer ${adminToken}` } });

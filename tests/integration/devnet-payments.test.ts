@@ -152,7 +152,7 @@ describe("402 answers", () => {
 describe("paying every paid service with the official x402 client", () => {
   const paid = () => devnet.services.filter((service) => !service.offline);
 
-  const payable = ["weather", "crypto-price", "news-headlines", "premium-report", "slow-analysis", "fx-rates", "keywords", "stock-quote", "air-quality", "guide-lisbon-food"];
+  const payable = ["weather", "crypto-price", "news-headlines", "premium-report", "slow-analysis", "fx-rates", "keywords", "stock-quote", "archive", "air-quality", "guide-lisbon-food"];
   it.each(payable)("pays %s", async (name) => {
     const service = paid().find((entry) => entry.name === name);
     if (!service) throw new Error(`no service ${name}`);

@@ -321,7 +321,7 @@ const DEFAULT_PER_REQUEST = USDC("2");
 // ---------------------------------------------------------------------------------------------
 
 describe("a hostile model", () => {
-  it("cannot call a URL that neither discovery nor the user named; nothing is requested or paid", async () => {
+  it("cannot call a URL that neither discovery nor the user named: the person is asked first, one at a time; nothing is requested or paid", async () => {
     const before = await snapshot();
     const requestsBefore = hostile.requests.length;
     let seen: ToolResultView[] = [];
@@ -335,7 +335,10 @@ describe("a hostile model", () => {
     const result = await harness.chat({ messages: [{ role: "user", content: "What is the market doing today?" }] });
     await expectMoneyConsistent(result, before, DEFAULT_PER_REQUEST);
     expect(seen).toHaveLength(3);
-    for (const entry of seen) expect(entry.value).toMatchObject({ status: "refused" });
+    // One go-ahead is asked of the person (the agent wallet would pay); the others wait their turn.
+    expect(seen.filter((entry) => (entry.value as { status?: string }).status === "awaiting-approval")).toHaveLength(1);
+    expect(seen.filter((entry) => (entry.value as { status?: string }).status === "refused")).toHaveLength(2);
+    expect(result.payments.filter((payment) => payment.confirmation).map((payment) => payment.status)).toEqual(["awaiting-approval"]);
     expect(hostile.requests.length).toBe(requestsBefore);
     expect(allowed.requests.filter((request) => request.url === "/ok")).toHaveLength(0);
     expect(paymentIds(result)).toEqual([]);
@@ -359,7 +362,8 @@ describe("a hostile model", () => {
     const before = await snapshot();
     const result = await harness.chat({ messages: [{ role: "user", content: `Read the free archive at ${hostile.url("/data-archive")} please.` }] });
     await expectMoneyConsistent(result, before, DEFAULT_PER_REQUEST);
-    expect(seen[0]?.value).toMatchObject({ status: "refused" });
+    // Not named: the person is asked before anything is requested of it.
+    expect(seen[0]?.value).toMatchObject({ status: "awaiting-approval" });
     expect(hostile.requests.slice(requestsBefore).map((request) => request.path)).not.toContain("/data");
   });
 
@@ -506,9 +510,10 @@ describe("a hostile service", () => {
     const newOffers = hostile.offers.slice(offersBefore);
     expect(newOffers.every((offer) => offer.path === "/data" && offer.outcome === "settled")).toBe(true);
     expect(newOffers).toHaveLength(2);
-    // Not named by the user: refused before any request.
-    expect(outcomeFor(followUps, hostile.url(`/query-priced?payTo=${EVIL}&amount=100000000`))?.value).toMatchObject({ status: "refused" });
-    expect(outcomeFor(followUps, hostile.url("/evil-collect"))?.value).toMatchObject({ status: "refused" });
+    // Not named by the user: the person is asked (one at a time) before any request is made.
+    const unnamed = [hostile.url(`/query-priced?payTo=${EVIL}&amount=100000000`), hostile.url("/evil-collect")].map((url) => (outcomeFor(followUps, url)?.value as { status?: string } | undefined)?.status);
+    expect(unnamed.sort()).toEqual(["awaiting-approval", "refused"]);
+    expect(hostile.requests.slice(requestsBefore).map((request) => request.path)).not.toContain("/query-priced");
     // Named (/data, whatever the query or body): one more fits in 0.12, the other two do not.
     const dataCalls = followUps.filter((entry) => stripQuery(String(entry.input?.url)) === hostile.url("/data"));
     expect(dataCalls).toHaveLength(3);

@@ -227,6 +227,12 @@ function allowedStatuses(fuzzCase: FuzzCase): { allowed: Set<number>; parsed: un
   const allowed = new Set<number>();
   if (contentType !== "valid") allowed.add(400);
   if (contentType === "invalid") return { allowed, parsed: undefined };
+  // A credential is checked before the body is read, and one that fails is refused: no fuzzed
+  // Authorization header is a real API key, so any at all is 401.
+  if (headerValue(fuzzCase.headers, "authorization") !== undefined) {
+    allowed.add(401);
+    return { allowed, parsed: undefined };
+  }
   if (bytes.byteLength > MAX_BODY_BYTES) return { allowed: new Set([400]), parsed: undefined };
   const parsed = parseBody(bytes);
   if (!parsed.ok) return { allowed: new Set([400]), parsed: undefined };
@@ -260,7 +266,7 @@ async function send(fuzzCase: FuzzCase): Promise<Outcome> {
 
   // Never a 5xx, never rate limited here, and only what the design allows for this case.
   expect(response.status, describeCase()).toBeLessThan(500);
-  expect([200, 400, 402, 403], describeCase()).toContain(response.status);
+  expect([200, 400, 401, 402, 403], describeCase()).toContain(response.status);
   expect([...allowed], `status ${response.status}; ${describeCase()}`).toContain(response.status);
 
   if (response.status !== 200) {
@@ -276,6 +282,10 @@ async function send(fuzzCase: FuzzCase): Promise<Outcome> {
     const code = problem.code as string;
     stats.byCode.set(code, (stats.byCode.get(code) ?? 0) + 1);
     if (response.status === 400) expect(code.startsWith("bad_request:"), text).toBe(true);
+    if (response.status === 401) {
+      expect(code, text).toBe("unauthorized:bad_key");
+      expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="x402-agent"/);
+    }
     if (response.status === 402) {
       expect(code.startsWith("payment_required:"), text).toBe(true);
       expect(httpTrim(headerValue(fuzzCase.headers, "payment-signature"))).toBeTruthy();

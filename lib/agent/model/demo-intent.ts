@@ -55,6 +55,14 @@ function findTopic(text: string, fallback = "technology"): string {
   return match?.[1]?.trim() || fallback;
 }
 
+/** A document id as people write it: "doc-7", or "document 7" (which is doc-7). */
+function findDocumentId(text: string): string {
+  const named = /\b(doc-[A-Za-z0-9-]{1,28})\b/i.exec(text)?.[1];
+  if (named) return named.toLowerCase();
+  const numbered = /\bdocument\s+(?:#|no\.?\s*)?(\d{1,9})\b/i.exec(text)?.[1];
+  return numbered ? `doc-${numbered}` : "doc-1";
+}
+
 export function readDemoIntent(text: string): DemoIntent {
   const lower = text.toLowerCase();
   // The page reports a rejected approval in words; nothing is to be bought then.
@@ -65,6 +73,8 @@ export function readDemoIntent(text: string): DemoIntent {
   // The most specific service words win: "news about bitcoin" is news, "a report on ETH" a report.
   if (/\b(weather|forecast|temperature|rain(ing)?|sunny|humid)/.test(lower)) {
     topic = { kind: "buy", query: "weather", parameter: { name: "city", value: findCity(text) } };
+  } else if (/\b(archive|archived|document)\b/.test(lower)) {
+    topic = { kind: "buy", query: "archive document", parameter: { name: "id", value: findDocumentId(text) } };
   } else if (/\b(premium|report)\b/.test(lower)) {
     topic = { kind: "buy", query: "premium report", parameter: { name: "topic", value: findTopic(text, "the market") } };
   } else if (/\b(analysis|analyse|analyze|sentiment)\b/.test(lower)) {

@@ -57,6 +57,8 @@ export function purchaseText(value: unknown): string {
       ].join("\n");
     case "free":
       return [LABEL, "", `${result.service} answered without asking for payment:`, "", formatData(result.result?.data)].join("\n");
+    case "already-paid":
+      return [LABEL, "", `This wallet already paid ${result.service} for this, so it served it again after a sign-in; **nothing was paid now**:`, "", formatData(result.result?.data)].join("\n");
     case "awaiting-approval":
       return `${LABEL}\n\n${result.service} asks ${result.amountUsdc} USDC. Approve the payment in your wallet to continue.`;
     case "pending":

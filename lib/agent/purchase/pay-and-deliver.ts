@@ -16,6 +16,7 @@ import { provePayment } from "./prove-payment";
 import type { PurchaseDependencies, PurchaseOutcome, Quote, TransferTypedData } from "./purchase-types";
 import { reportConfirmed, reportFailure, subjectOf } from "./report-payment";
 import { readServiceData, type ServiceData } from "./service-data";
+import { deliveredReceipt } from "./delivered-receipt";
 import { describeServiceText } from "../../x402/service-text";
 
 export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal };
@@ -30,7 +31,7 @@ export async function payAndDeliver(
   const { tracker } = request;
   const now = deps.now ?? Date.now;
   const amount = formatUsdc(quote.option.amount);
-  const payload = buildPaymentPayload(quote.option, quote.resource, typedData, signature);
+  const payload = buildPaymentPayload(quote.option, quote.resource, typedData, signature, quote.extensions);
   const headerName = quote.option.x402Version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE";
   const header = encodePaymentSignatureHeader(payload as unknown as Parameters<typeof encodePaymentSignatureHeader>[0]);
   const giveBack = async () => {
@@ -80,7 +81,8 @@ export async function payAndDeliver(
     } catch {
       return reportFailure(tracker, subjectOf(quote), "payment-failed", `Paid ${amount} USDC, but ${quote.service}'s answer could not be read.`, claimed);
     }
-    tracker.update({ id: quote.id, status: "delivered", service: quote.service, resource: quote.url, message: `${quote.service} delivered its data.` });
+    const receipt = await deliveredReceipt(deps, quote, response.headers, claimed);
+    tracker.update({ id: quote.id, status: "delivered", service: quote.service, resource: quote.url, message: `${quote.service} delivered its data.`, ...receipt });
     return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount, txHash: claimed, data };
   }
   await response.body?.cancel().catch(() => undefined);

@@ -3,6 +3,7 @@
  * one's latest state for the `d:` summary, and derives the request's finish reason.
  */
 import type { PaymentJournal } from "../../journal/payment-journal";
+import type { SignedReceipt } from "../../x402/signed-receipt";
 import type {
   FinishReason,
   PaymentEvent,
@@ -11,7 +12,10 @@ import type {
   StreamWriter,
 } from "../../stream";
 
-export type PaymentUpdate = Omit<PaymentEvent, "at">;
+export type PaymentUpdate = Omit<PaymentEvent, "at"> & {
+  /** The service's signed receipt itself: evidence for the journal, never sent in the stream. */
+  signedReceipt?: SignedReceipt;
+};
 
 /** What the journal needs beyond a stream event: the quote's terms, in base units. */
 export type JournalTerms = {
@@ -67,12 +71,30 @@ export class PaymentTracker {
   }
 
   /**
+   * Sends the event of a resource served without a payment (sign-in-with-x): no money moved,
+   * so it is neither journaled nor listed in `d:`.
+   */
+  access(update: PaymentUpdate): void {
+    if (this.writer.statusOf(update.id) === update.status) return;
+    this.writer.payment(update);
+  }
+
+  /**
+   * Sends a request for the person's go-ahead before anything is quoted (ask-confirmation.ts):
+   * no service was asked and nothing signed, so it is neither journaled nor listed in `d:`.
+   */
+  ask(update: PaymentUpdate): void {
+    this.writer.payment(update);
+  }
+
+  /**
    * Sends a payment progress event, records it for `d:` and journals it. Repeating the current
    * status is a no-op. `terms` come with the quote.
    */
   update(update: PaymentUpdate, terms?: JournalTerms): void {
     if (this.writer.statusOf(update.id) === update.status) return;
-    this.writer.payment(update);
+    const { signedReceipt: _journalOnly, ...event } = update;
+    this.writer.payment(event);
     this.journal(update, terms);
     const previous = this.payments.get(update.id);
     const summary: PaymentSummary = {
@@ -87,6 +109,7 @@ export class PaymentTracker {
       // a service's unproven claim, and a failure proven unspent must not keep it.
       txHash: update.txHash ?? (update.status === "failed" ? null : previous?.txHash) ?? null,
       reason: update.reason ?? previous?.reason,
+      receipt: update.receipt ?? previous?.receipt,
     };
     this.payments.set(update.id, summary);
     if (update.status === "confirmed" && update.txHash) this.lastSettledTxHash = update.txHash;
@@ -110,6 +133,7 @@ export class PaymentTracker {
       ...(update.reason ? { reason: update.reason } : {}),
       ...(update.message ? { message: update.message } : {}),
       ...(update.txHash ? { txHash: update.txHash } : {}),
+      ...(update.receipt ? { receipt: { ...update.receipt, ...(update.signedReceipt ? { signed: update.signedReceipt } : {}) } } : {}),
       ...(terms ?? {}),
     };
     this.journalWrites = this.journalWrites.then(() =>

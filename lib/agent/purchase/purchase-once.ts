@@ -92,6 +92,7 @@ async function recordOutcome(options: PurchaseOnceOptions, outcome: PurchaseOutc
 function spentNothing(outcome: PurchaseOutcome): boolean {
   switch (outcome.status) {
     case "free":
+    case "signed-in":
     case "awaiting-approval":
     case "refused":
       return true;

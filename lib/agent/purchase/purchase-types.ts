@@ -4,10 +4,11 @@
  */
 import type { CallMethod } from "../../x402/input-contract";
 import type { LocalAccount } from "viem";
+import type { PayeePolicy } from "../../limits/payee-policy";
 import type { EffectiveLimits } from "../../limits/spending-limits-input";
 import type { NetworkConfig } from "../../network/network-config";
 import type { SpendingLedger } from "../../store/store-types";
-import type { ApprovalRequest, PaymentFailureReason } from "../../stream";
+import type { AgentConfirmation, ApprovalRequest, PaymentFailureReason } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
 import type { PayableRequirement } from "../../x402/payment-requirements";
 import type { RequestContentType } from "../../x402/request-body";
@@ -38,6 +39,10 @@ export type PurchaseDependencies = {
   reconcileIntervalMs?: number;
   /** Where failures that lose a record are logged. */
   log?: (entry: Record<string, unknown>) => void;
+  /** The operator's payee policy; absent means every payee, asset and network. */
+  payeePolicy?: PayeePolicy;
+  /** Whether the payer has paid this payee before (a first payment is flagged to the person). */
+  hasPaid?: (payer: string, payTo: string) => Promise<boolean>;
 };
 
 export type Payer = { kind: "agent"; account: LocalAccount } | { kind: "user"; address: `0x${string}` };
@@ -55,6 +60,8 @@ export type PurchaseRequest = {
   listedAmount?: bigint;
   /** What the payment is for (a tool call id); keeps one intent to one authorization. */
   intent: string;
+  /** The intent's x402 payment identifier (lib/x402/payment-identifier.ts), sent where the 402 declares the extension. */
+  paymentIdentifier?: string;
   payer: Payer;
   limits: EffectiveLimits;
   maxPayments: number;
@@ -65,15 +72,19 @@ export type PurchaseRequest = {
 };
 
 export type PurchaseOutcome =
-  | { status: "delivered"; paymentId: string; service: string; resource: string; amount: string; txHash: string; data: ServiceData }
+  | { status: "delivered"; paymentId: string; service: string; resource: string; amount: string; txHash: string; data: ServiceData; paymentIdentifier?: string }
   | { status: "free"; service: string; resource: string; data: ServiceData }
+  /** Served without a payment to a wallet that signed in (sign-in-with-x) and had paid before. */
+  | { status: "signed-in"; service: string; resource: string; payer: `0x${string}`; data: ServiceData }
   | { status: "awaiting-approval"; paymentId: string; service: string; amount: string; approval: ApprovalRequest }
-  | { status: "failed"; paymentId: string; reason: PaymentFailureReason; message: string; txHash?: string }
+  /** The agent wallet waits for the person's go-ahead (a URL of unknown origin). */
+  | { status: "awaiting-confirmation"; paymentId: string; service: string; amount: string; confirmation: AgentConfirmation }
+  | { status: "failed"; paymentId: string; reason: PaymentFailureReason; message: string; txHash?: string; paymentIdentifier?: string }
   /**
    * A signed authorization may have reached the service and the chain has not decided its
    * fate: the budget stays reserved, the reconciler settles it, and it is never retried.
    */
-  | { status: "pending"; paymentId: string; message: string; txHash?: string; expiresAt: number }
+  | { status: "pending"; paymentId: string; message: string; txHash?: string; expiresAt: number; paymentIdentifier?: string }
   /** Refused before any request to the service: nothing was asked, signed or spent. */
   | { status: "refused"; message: string };
 
@@ -95,6 +106,8 @@ export type Quote = {
   nonce: `0x${string}`;
   payer: `0x${string}`;
   payerKind: Payer["kind"];
+  /** The payload's v2 extensions: what the service declared and we echo, with our additions. */
+  extensions?: Record<string, unknown>;
 };
 
 export type ApprovedPayment = {

@@ -8,6 +8,7 @@ import "server-only";
  */
 import { createHash } from "node:crypto";
 import { checkPayment } from "../../limits/check-payment";
+import { checkPayeePolicy } from "../../limits/payee-policy";
 import { formatUsdc } from "../../money";
 import { MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../../stream";
 import { quoteNonce } from "../../x402/authorization-nonce";
@@ -24,7 +25,10 @@ import { describeFetchFailure, payAndDeliver, requestHeaders } from "./pay-and-d
 import { journalTerms, paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
+import { offerSignIn, signInInstead } from "./sign-in-instead";
 import { readServiceData } from "./service-data";
+import { paymentIdentifierExtensions } from "../../x402/payment-identifier";
+import { identifiedOutcome } from "./retry-safety";
 
 export { MIN_PAYMENT_WINDOW_SECONDS } from "./authorization-window";
 export { runApprovedPurchase } from "./run-approved-purchase";
@@ -61,6 +65,10 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // 2. Read what it asks for and pick an option we can pay.
   const paymentRequired = readPaymentRequired(first.headers, await readJson(first));
   if (!paymentRequired) return fail("payment-failed", `${request.service} sent a 402 without readable x402 payment requirements.`);
+  // Pay once, use again: where the 402 offers sign-in-with-x, the agent signs in first; a
+  // service that knows this wallet paid serves it with no payment (sign-in-instead.ts).
+  const signedIn = await signInInstead(deps, request, paymentRequired);
+  if (signedIn) return signedIn;
   const selection = selectPayableRequirement(paymentRequired, deps.network);
   if (!selection.ok) return fail("payment-failed", `${request.service}: ${selection.reason}.`);
   const option = selection.option;
@@ -71,6 +79,12 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     return fail("payment-failed", `${request.service} asks ${formatUsdc(option.amount)} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised; nothing was signed.`);
   }
   const listingNote = listed !== undefined && option.amount !== listed ? ` (its listing said ${formatUsdc(listed)} USDC)` : "";
+  // The operator's payee policy, in code, before anything is quoted or signed.
+  const policy = deps.payeePolicy ? checkPayeePolicy(deps.payeePolicy, option) : undefined;
+  if (policy && !policy.ok) return fail("payment-failed", `${request.service}: ${policy.message}; nothing was signed.`);
+  // A payee this payer never paid is worth a second look: flagged, not refused. Asked while
+  // the quote is frozen; a journal that cannot answer flags nothing rather than fail the payment.
+  const paidBefore = deps.hasPaid ? deps.hasPaid(payerAddress, option.payTo).catch(() => undefined) : Promise.resolve(undefined);
 
   // 3. Freeze the quote: validity window and a nonce bound to every term.
   const nowSeconds = Math.floor(now() / 1000);
@@ -114,10 +128,14 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     nonce,
     payer: payerAddress,
     payerKind: request.payer.kind,
+    // The intent's payment identifier, echoed only to a service whose 402 declares the extension.
+    extensions: paymentIdentifierExtensions(paymentRequired, request.paymentIdentifier),
   };
   const amount = formatUsdc(option.amount);
-  const quoted = { service: request.service, resource: request.url, amount, asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress };
-  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${amount} USDC${listingNote}.` }, journalTerms(quote));
+  const newPayee = (await paidBefore) === false;
+  const quoted = { service: request.service, resource: request.url, amount, asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress, ...(newPayee ? { newPayee } : {}) };
+  const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
+  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${amount} USDC${listingNote}${firstNote}.` }, journalTerms(quote));
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4. Limits, in code, before anything is signed.
@@ -159,7 +177,9 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
       typedData,
       ...(quote.body === undefined ? {} : { body: quote.body, contentType: quote.contentType }),
     };
-    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, message: `Approve ${amount} USDC to ${request.service} in your wallet${listingNote}.` });
+    // Where the service offers sign-in-with-x, the wallet may sign in instead if it paid before.
+    const signIn = offerSignIn(deps, request, paymentRequired);
+    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, ...(signIn ? { signIn } : {}), message: `Approve ${amount} USDC to ${request.service} in your wallet${listingNote}.` });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };
   }
 
@@ -182,7 +202,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     request.tracker.releaseRequestBudget(option.amount);
     return failQuote("payment-failed", "The agent wallet could not sign the payment; nothing was spent.");
   }
-  return payAndDeliver(deps, request, quote, typedData, signature);
+  return identifiedOutcome(await payAndDeliver(deps, request, quote, typedData, signature), quote);
 }
 
 async function readJson(response: Response): Promise<unknown> {

@@ -35,6 +35,7 @@ const crashingJournal: PaymentJournal = {
   events: (id) => journal.events(id),
   unsettled: (limit) => journal.unsettled(limit),
   history: (query) => journal.history(query),
+  hasPaid: (payer, payTo) => journal.hasPaid(payer, payTo),
 };
 const deps = createChatDependencies(env, { store: { ...store, journal: crashingJournal } });
 // As a long-lived server does: the reconciler runs on its own timer (RECONCILE_INTERVAL_SECONDS).

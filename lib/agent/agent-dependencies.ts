@@ -1,0 +1,70 @@
+import "server-only";
+/**
+ * What an agent run needs that outlives one request (network, chain, store, discovery, model,
+ * settings), and the purchase path's view of it.
+ */
+import type { LanguageModel } from "ai";
+import type { LocalAccount } from "viem";
+import type { PayeePolicy } from "../limits/payee-policy";
+import type { LimitSettings, LimitValues } from "../limits/spending-limits-input";
+import type { NetworkConfig } from "../network/network-config";
+import type { Store } from "../store/store-types";
+import type { ChainReader } from "../x402/chain-reader";
+import type { DiscoveryClient } from "../x402/discovery-client";
+import type { OutboundFetch, PurchaseDependencies } from "./purchase/purchase-types";
+
+export type AgentSettings = {
+  deadlineMs: number;
+  maxPaymentsPerRequest: number;
+  maxSteps: number;
+  limitSettings: LimitSettings;
+  /** Who may make the agent wallet pay, and the budgets of named callers. */
+  access: AccessSettings;
+  /** Which payees, assets and networks may be paid at all. */
+  payeePolicy?: PayeePolicy;
+  temperatures: { payment: number; standard: number; discovery: number };
+  approvalTtlSeconds?: number;
+  agentAuthorizationTtlSeconds?: number;
+  reconcileIntervalMs?: number;
+};
+
+export type AccessSettings = {
+  mode: "open" | "authenticated";
+  /** The budget of each signed-in wallet. */
+  accountBudget: LimitValues;
+  /** Base units: what the agent wallet pays per day over every caller together. */
+  walletDailyCap: bigint;
+};
+
+export type AgentDependencies = {
+  network: NetworkConfig;
+  fetch: OutboundFetch;
+  chain: ChainReader;
+  store: Store;
+  discovery: DiscoveryClient;
+  quoteSecret: string;
+  agentAccount: LocalAccount | undefined;
+  model: LanguageModel;
+  modelId: string;
+  isDemoModel: boolean;
+  settings: AgentSettings;
+  now?: () => number;
+};
+
+/** The purchase path's view of the agent's dependencies; one place builds it for every purchase. */
+export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDependencies {
+  return {
+    network: deps.network,
+    fetch: deps.fetch,
+    chain: deps.chain,
+    ledger: deps.store.ledger,
+    quoteSecret: deps.quoteSecret,
+    now: deps.now,
+    approvalTtlSeconds: deps.settings.approvalTtlSeconds,
+    agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
+    reconcileIntervalMs: deps.settings.reconcileIntervalMs,
+    payeePolicy: deps.settings.payeePolicy,
+    hasPaid: (payer, payTo) => deps.store.journal.hasPaid(payer, payTo),
+    log: (entry) => console.error(JSON.stringify(entry)),
+  };
+}
