@@ -186,9 +186,14 @@ const migrations: Record<string, Migration> = {
         $$`.execute(db);
     },
   },
+  "0005_payment_receipts": {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE payments ADD COLUMN receipt jsonb`.execute(db);
+    },
+  },
   // "Has this payer paid this payee before?" is asked before each payment (a first payment to
   // a payee is flagged to the person); this keeps it an index lookup however long the history.
-  "0007_paid_payees": {
+  "0006_paid_payees": {
     async up(db: Kysely<unknown>) {
       await sql`CREATE INDEX payments_paid_payees ON payments (payer, lower(pay_to)) WHERE status IN ('confirmed', 'delivered')`.execute(db);
     },
@@ -196,11 +201,6 @@ const migrations: Record<string, Migration> = {
   // The signed receipt of a delivered payment (offer-receipt extension) and the agent's verdict
   // on it, one jsonb per payment (lib/journal/recorded-receipt.ts): read with the row, never
   // queried by its contents, so no index.
-  "0005_payment_receipts": {
-    async up(db: Kysely<unknown>) {
-      await sql`ALTER TABLE payments ADD COLUMN receipt jsonb`.execute(db);
-    },
-  },
 };
 
 export const migrationProvider: MigrationProvider = {

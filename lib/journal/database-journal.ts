@@ -95,7 +95,7 @@ export class DatabaseJournal implements PaymentJournal {
   }
 
   async hasPaid(payer: string, payTo: string): Promise<boolean> {
-    // Served by the partial index of migration 0007 (payer, lower(pay_to)) over settled rows.
+    // Served by the partial index of migration 0006 (payer, lower(pay_to)) over settled rows.
     const row = await this.db
       .selectFrom("payments")
       .select("id")
