@@ -18,11 +18,12 @@ import "server-only";
  * Nothing here ever throws: a receipt that fails is reported, with why, never hidden.
  */
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { verifyReceiptSignatureEIP712 } from "@x402/extensions/offer-receipt";
-import { getAddress, type Address } from "viem";
+import { hashReceiptTypedData } from "@x402/extensions/offer-receipt";
+import { getAddress, type Address, type Hex } from "viem";
 import type { PaymentReceipt } from "../stream";
 import { withinJsonLimits } from "./json-limits";
 import { verifyJwsReceipt } from "./jws-receipt";
+import { recoverSigner } from "./recover-signer";
 import { ReceiptPayload, SignedReceipt } from "./signed-receipt";
 
 /** How far the service's clock may be from ours when it stamps `issuedAt`. */
@@ -79,7 +80,8 @@ export async function verifyPaymentReceipt(value: unknown, paid: PaidTerms): Pro
   if (signed.format === "eip712") {
     if (signed.payload.version !== 1) return unverified(format, null, `receipt version ${signed.payload.version} is not supported`, signed);
     try {
-      signer = getAddress((await verifyReceiptSignatureEIP712(signed)).signer);
+      // The extension's own EIP-712 hash of the receipt; the signer recovered from it.
+      signer = getAddress(await recoverSigner(hashReceiptTypedData(signed.payload), signed.signature as Hex));
     } catch {
       return unverified(format, null, "its signature could not be recovered", signed);
     }
