@@ -9,22 +9,16 @@ import "server-only";
 import { encodeSIWxHeader, verifySIWxSignature, type SIWxPayload } from "@x402/extensions/sign-in-with-x";
 import { getAddress } from "viem";
 import { AppError } from "../errors";
-import type { NetworkConfig } from "../network/network-config";
 import { isCallMethod } from "../x402/input-contract";
 import { DEFAULT_CONTENT_TYPE } from "../x402/request-body";
 import { decodeSignInHeader, sameBinding, type SignedIn } from "../x402/siwx-binding";
 import { boundToOrigin, timely } from "../x402/siwx-challenge";
+import type { VerifyApprovalInput } from "./verify-approval";
 
 export type { SignedIn };
 
-export type VerifySignInInput = {
-  header: string;
-  walletAddress: `0x${string}` | undefined;
-  network: NetworkConfig;
-  quoteSecret: string;
-  now: number;
-  serviceName: (url: string) => string;
-};
+/** The same inputs as a payment signature's check: the request's header, wallet and network. */
+export type VerifySignInInput = VerifyApprovalInput;
 
 const NOTHING = "Nothing was paid.";
 

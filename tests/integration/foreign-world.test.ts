@@ -8,45 +8,30 @@
  * declared required is refused before the service is asked anything. The chain is the judge of
  * what moved: each service has a payee nobody else pays.
  */
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createBaseModel } from "../../lib/agent/model/create-chat-model";
 import type { ApprovalRequest } from "../../lib/stream";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
 import { toViemTypedData } from "../../lib/x402/transfer-authorization";
-import { startChatHarness, userMessage, type ChatHarness, type ChatResult } from "../support/chat-harness";
-import { lastToolResult, startFakeOpenAiServer, type FakeOpenAiServer, type ParsedChatCompletionRequest, type ScriptedReply } from "../support/fake-openai-server";
-import { startForeignWorld, TRANSLATE_PRICE, type ForeignService, type ForeignWorld } from "../support/foreign-world";
+import { userMessage, type ChatHarness, type ChatResult } from "../support/chat-harness";
+import { lastToolResult, type FakeOpenAiServer, type ParsedChatCompletionRequest, type ScriptedReply } from "../support/fake-openai-server";
+import { startForeignHarness, type ForeignHarness } from "../support/foreign-harness";
+import { TRANSLATE_PRICE, type ForeignService, type ForeignWorld } from "../support/foreign-world";
 
 let harness: ChatHarness;
 let fake: FakeOpenAiServer;
 let world: ForeignWorld | undefined;
-const freshPayee = () => privateKeyToAccount(generatePrivateKey()).address;
-const payees = { translate: freshPayee(), quote: freshPayee(), convert: freshPayee() };
+let foreign: ForeignHarness | undefined;
 let scenario: (request: ParsedChatCompletionRequest, turn: number) => ScriptedReply = () => ({ status: 500, error: "no scenario set" });
 let firstCallOfTest = 0;
 
 beforeAll(async () => {
-  fake = await startFakeOpenAiServer((request, index) => scenario(request, index - firstCallOfTest));
-  try {
-    harness = await startChatHarness({
-      baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
-      network: async (devnet) => {
-        world = await startForeignWorld(devnet, payees);
-        return { facilitatorUrl: world.bazaarUrl, outboundAllowlist: world.hosts };
-      },
-    });
-  } catch (error) {
-    await world?.stop();
-    await fake.stop();
-    throw error;
-  }
+  foreign = await startForeignHarness((request, index) => scenario(request, index - firstCallOfTest), "foreign");
+  ({ harness, fake, world } = foreign);
 });
 
 afterAll(async () => {
-  await harness?.stop();
-  await world?.stop();
-  await fake?.stop();
+  await foreign?.stop();
 });
 
 beforeEach(() => {
@@ -116,7 +101,7 @@ describe("a spec-shaped world that is not ours", () => {
   });
 
   it("refuses a call without a required body field before the service is asked anything; nothing is paid", async () => {
-    const payeeBefore = await harness.usdcBalance(payees.translate);
+    const payeeBefore = await harness.usdcBalance(world!.translate.payTo);
     const seen = buyTranslation(() => ({ text: "Good night" }), () => "I need the target language.");
     const result = await harness.chat(userMessage("Translate 'Good night'"));
     expect(seen.result).toMatchObject({ status: "refused", message: expect.stringContaining('missing body field "to"') });
@@ -142,7 +127,7 @@ describe("a spec-shaped world that is not ours", () => {
   });
 
   it("refuses a call to the path-parameter service with its path parameter left unfilled before the service is asked anything; nothing is paid", async () => {
-    const payeeBefore = await harness.usdcBalance(payees.quote);
+    const payeeBefore = await harness.usdcBalance(world!.quote.payTo);
     const seen = buy("stock quote", world!.quote, (listing) => ({ url: listing.resource, method: "GET" }), () => "Which symbol?");
     const result = await harness.chat(userMessage("Get me a stock quote"));
     expect(seen.result).toMatchObject({ status: "refused", message: expect.stringContaining("path parameter not filled in: :symbol") });
@@ -170,7 +155,7 @@ describe("a spec-shaped world that is not ours", () => {
   });
 
   it("refuses a call to the v1 service without a required body field before the service is asked anything; nothing is paid", async () => {
-    const payeeBefore = await harness.usdcBalance(payees.convert);
+    const payeeBefore = await harness.usdcBalance(world!.convert.payTo);
     const seen = buy("convert currency", world!.convert, (listing) => ({ url: listing.resource, method: "POST", body: { amount: 100, from: "USD" } }), () => "Into which currency?");
     const result = await harness.chat(userMessage("Convert 100 USD"));
     expect(seen.result).toMatchObject({ status: "refused", message: expect.stringContaining('missing body field "to"') });
@@ -189,7 +174,7 @@ describe("a spec-shaped world that is not ours", () => {
     const approval = first.payments.find((payment) => payment.status === "awaiting-approval")?.approval as ApprovalRequest | undefined;
     expect(approval).toMatchObject({ method: "POST", resource: world?.translate.resource, amount: "0.03", body: '{"text":"Thank you","to":"fr"}' });
     const signature = await privateKeyToAccount(key).signTypedData(toViemTypedData(approval!.typedData));
-    const [userBefore, payeeBefore] = await Promise.all([harness.usdcBalance(user), harness.usdcBalance(payees.translate)]);
+    const [userBefore, payeeBefore] = await Promise.all([harness.usdcBalance(user), harness.usdcBalance(world!.translate.payTo)]);
     // Request 1 asked the service for its price (one unpaid POST); from here on, count afresh.
     expect(world?.translate.requests).toEqual([{ method: "POST", path: "/v1/translate", paid: false }]);
     world!.forget();
@@ -207,6 +192,6 @@ describe("a spec-shaped world that is not ours", () => {
     expect(second.finish).toMatchObject({ finishReason: "payment-complete" });
     expect(world?.translate.served).toEqual([{ method: "POST", path: "/v1/translate", body: { text: "Thank you", to: "fr" } }]);
     expect(await harness.usdcBalance(user)).toBe(userBefore - TRANSLATE_PRICE);
-    expect(await harness.usdcBalance(payees.translate)).toBe(payeeBefore + TRANSLATE_PRICE);
+    expect(await harness.usdcBalance(world!.translate.payTo)).toBe(payeeBefore + TRANSLATE_PRICE);
   });
 });

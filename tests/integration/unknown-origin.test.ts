@@ -6,43 +6,26 @@
  * `PAYMENT-APPROVAL` and the agent wallet pays exactly that. The chain is the judge.
  */
 import { randomUUID } from "node:crypto";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createBaseModel } from "../../lib/agent/model/create-chat-model";
 import type { AgentConfirmation } from "../../lib/stream";
-import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
-import { startFakeOpenAiServer, type FakeOpenAiServer, type ParsedChatCompletionRequest, type ScriptedReply } from "../support/fake-openai-server";
-import { startForeignWorld, TRANSLATE_PRICE, type ForeignWorld } from "../support/foreign-world";
+import { userMessage, type ChatHarness } from "../support/chat-harness";
+import type { ParsedChatCompletionRequest, ScriptedReply } from "../support/fake-openai-server";
+import { startForeignHarness, type ForeignHarness } from "../support/foreign-harness";
+import { TRANSLATE_PRICE, type ForeignWorld } from "../support/foreign-world";
 
 let harness: ChatHarness;
-let fake: FakeOpenAiServer;
 let world: ForeignWorld | undefined;
-const fresh = () => privateKeyToAccount(generatePrivateKey()).address;
-const payees = { translate: fresh(), quote: fresh(), convert: fresh() };
+let foreign: ForeignHarness | undefined;
 let scenario: (request: ParsedChatCompletionRequest) => ScriptedReply = () => ({ status: 500, error: "no scenario set" });
 
+// The world's services may be reached, but discovery stays the local one: they are unlisted.
 beforeAll(async () => {
-  fake = await startFakeOpenAiServer((request) => scenario(request));
-  try {
-    harness = await startChatHarness({
-      baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
-      // The world's services may be reached, but discovery stays the local one: they are unlisted.
-      network: async (devnet) => {
-        world = await startForeignWorld(devnet, payees);
-        return { outboundAllowlist: world.hosts };
-      },
-    });
-  } catch (error) {
-    await world?.stop();
-    await fake.stop();
-    throw error;
-  }
+  foreign = await startForeignHarness((request) => scenario(request), "local");
+  ({ harness, world } = foreign);
 });
 
 afterAll(async () => {
-  await harness?.stop();
-  await world?.stop();
-  await fake?.stop();
+  await foreign?.stop();
 });
 
 beforeEach(() => {

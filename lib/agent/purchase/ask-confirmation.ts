@@ -42,7 +42,7 @@ export function askConfirmation(deps: Pick<PurchaseDependencies, "quoteSecret" |
   const maxAmount = formatUsdc(request.maxAmount);
   const confirmation: AgentConfirmation = { token, method: request.method, resource: request.url, maxAmount, expiresAt };
   const id = `ask_${createHash("sha256").update(token).digest("hex").slice(0, 24)}`;
-  request.tracker.ask({
+  request.tracker.moneyless({
     id,
     status: "awaiting-approval",
     service: request.service,

@@ -71,19 +71,12 @@ export class PaymentTracker {
   }
 
   /**
-   * Sends the event of a resource served without a payment (sign-in-with-x): no money moved,
-   * so it is neither journaled nor listed in `d:`.
+   * Sends an event that moves no money: a resource served by sign-in-with-x without a payment,
+   * or a request for the person's go-ahead before anything is asked or signed
+   * (ask-confirmation.ts). So it is neither journaled nor listed in `d:`.
    */
-  access(update: PaymentUpdate): void {
+  moneyless(update: PaymentUpdate): void {
     if (this.writer.statusOf(update.id) === update.status) return;
-    this.writer.payment(update);
-  }
-
-  /**
-   * Sends a request for the person's go-ahead before anything is quoted (ask-confirmation.ts):
-   * no service was asked and nothing signed, so it is neither journaled nor listed in `d:`.
-   */
-  ask(update: PaymentUpdate): void {
     this.writer.payment(update);
   }
 

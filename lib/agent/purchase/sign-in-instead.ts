@@ -72,7 +72,7 @@ export async function askSignedIn(
     return undefined;
   }
   const id = `siwx_${createHash("sha256").update(`${request.intent ?? ""}\n${request.url}\n${challenge.nonce}`).digest("hex").slice(0, 16)}`;
-  request.tracker.access({
+  request.tracker.moneyless({
     id,
     status: "delivered",
     access: "sign-in-with-x",
