@@ -20,7 +20,7 @@ import { readFileSync } from "node:fs";
  *   --output path                where to write the report (BENCH_OUTPUT, BENCHMARKS.md)
  *   --render-only                rewrite the report from the last run's saved results, measuring nothing (after editing analysis.md)
  *   --no-write                   print only; leave BENCHMARKS.md alone (BENCH_NO_WRITE=1)
- *   --cpu-prof                   run the app server with --cpu-prof, profiles under the temp dir (BENCH_CPU_PROF=1)
+ *   --cpu-prof                   run the app server and the local world with --cpu-prof, profiles under the temp dir (BENCH_CPU_PROF=1)
  *   --server-node-options "..."  NODE_OPTIONS for the app servers, e.g. "--max-old-space-size=192" (BENCH_SERVER_NODE_OPTIONS)
  */
 
@@ -168,7 +168,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --no-write                 print the table only
   --render-only              rewrite the report from the last run's saved results (after editing
                              scripts/bench/analysis.md), measuring nothing
-  --cpu-prof                 profile the app server (node --cpu-prof) into a directory under the temp dir
+  --cpu-prof                 profile the app server and the local world (node --cpu-prof) into a directory under the temp dir
   --server-node-options "…"  NODE_OPTIONS for the app servers (e.g. "--max-old-space-size=192")
 
 Every option also reads from the environment: BENCH_SKIP_BUILD=1, BENCH_TURNS=100, ...`;

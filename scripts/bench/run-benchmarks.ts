@@ -130,9 +130,9 @@ async function main(options: BenchOptions): Promise<number> {
     const build = results.build;
     const cpu = new CpuMeter();
     const startInstantServer = async (appDirectory: string) => {
-      const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-instant.json") });
-      cleanup.push(() => world.stop());
       const profileDirectory = options.cpuProfile ? path.join(tmpdir(), `x402-bench-profiles-${process.pid}`) : undefined;
+      const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-instant.json"), profileDirectory });
+      cleanup.push(() => world.stop());
       const nodeOptions = [options.serverNodeOptions, profileDirectory ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : undefined].filter(Boolean).join(" ");
       const server = await startAppServer(appDirectory, serverEnv(world.file, mkdtempSync(path.join(workDirectory, "data-"))), { nodeOptions: nodeOptions || undefined });
       cleanup.push(() => server.stop());
@@ -145,7 +145,7 @@ async function main(options: BenchOptions): Promise<number> {
       // Let the server load its route modules and the JIT compile the hot paths before anything is measured.
       await warmUp(server.url, SERVER_WARMUP_TURNS);
       log(`   ${server.url} ready in ${Math.round(server.readyInMs)} ms, ${rss.processCount()} process(es), RSS ${(rss.current() / 1e6).toFixed(0)} MB`);
-      if (profileDirectory) log(`   CPU profile of the server goes to ${profileDirectory} when it stops`);
+      if (profileDirectory) log(`   CPU profiles of the server and the local world go to ${profileDirectory} when they stop`);
       return { server, rss, appDirectory };
     };
     const running = needsServer && build ? await section("app server (instant mining)", () => startInstantServer(build.appDirectory), false) : undefined;

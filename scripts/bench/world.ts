@@ -12,10 +12,18 @@ export type WorldProcess = {
   stop(): Promise<void>;
 };
 
-export async function startWorldProcess(options: { blockTimeSeconds: number; walletUsdc: bigint; writeFile: string }): Promise<WorldProcess> {
+export async function startWorldProcess(options: {
+  blockTimeSeconds: number;
+  walletUsdc: bigint;
+  writeFile: string;
+  /** Profile the world's process too (node --cpu-prof), written here when it stops. */
+  profileDirectory?: string;
+}): Promise<WorldProcess> {
+  const { profileDirectory, ...worldOptions } = options;
+  const profile = profileDirectory ? ["--cpu-prof", `--cpu-prof-dir=${profileDirectory}`, "--cpu-prof-name=world-${pid}.cpuprofile"] : [];
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=react-server", path.join(import.meta.dirname, "world-process.ts"), JSON.stringify({ ...options, walletUsdc: options.walletUsdc.toString() })],
+    [...profile, "--import", "tsx", "--conditions=react-server", path.join(import.meta.dirname, "world-process.ts"), JSON.stringify({ ...worldOptions, walletUsdc: worldOptions.walletUsdc.toString() })],
     { cwd: REPO_ROOT, env: { ...process.env }, stdio: ["pipe", "pipe", "pipe"] },
   );
   let output = "";
