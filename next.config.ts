@@ -7,7 +7,7 @@ const nextConfig: NextConfig = {
   // so it never reaches the production bundle.
   // Loaded from node_modules at run time rather than bundled: PGlite reads its WebAssembly and
   // data files next to its own modules, and the database drivers need no bundling.
-  // secp256k1 loads its prebuilt native binding (lib/x402/recover-signer.ts).
+  // secp256k1 loads its prebuilt native binding (lib/crypto/secp256k1.ts).
   serverExternalPackages: ["ioredis", "undici", "@electric-sql/pglite", "pg", "kysely", "secp256k1"],
 };
 

@@ -8,8 +8,8 @@ import {
   type TestClient,
   type Transport,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { createNonceManager, jsonRpc } from "viem/nonce";
+import { localAccount } from "../../lib/crypto/secp256k1";
 import type { DevAccount } from "../chain/dev-accounts";
 import { mineBlocks } from "../chain/local-chain";
 import type { DevnetFaults } from "../faults";
@@ -38,7 +38,7 @@ export function createFacilitatorSigner(options: FacilitatorSignerOptions): Faci
   // The nonce manager hands out nonces in-process, so concurrent settlements cannot collide.
   // One per world: viem's shared manager caches nonces by address and chain id, and every
   // local world reuses both, so a second world in the same process would get stale nonces.
-  const account = privateKeyToAccount(options.account.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
+  const account = localAccount(options.account.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
   const wallet = createWalletClient({ chain, account, transport: http() });
 
   return {

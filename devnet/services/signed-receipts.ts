@@ -16,7 +16,8 @@ import {
   type SignTypedDataFn,
 } from "@x402/extensions/offer-receipt";
 import { keccak256, type Hex } from "viem";
-import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { LocalAccount } from "viem";
+import { localAccount } from "../../lib/crypto/secp256k1";
 import type { DevnetFaults } from "../faults";
 import type { PaymentTerms } from "./payment-terms";
 
@@ -40,11 +41,11 @@ export type SignedReceiptsOptions = {
 export function signedReceiptsExtension(options: SignedReceiptsOptions): ResourceServerExtension {
   const { payTo, payeeKey } = options.terms;
   if (!payeeKey) throw new Error("signed receipts need the payee's key (PaymentTerms.payeeKey)");
-  const payee = privateKeyToAccount(payeeKey);
+  const payee = localAccount(payeeKey);
   // A key that signs for a payee it is not must fail loudly here, not as unverified receipts later.
   if (payee.address.toLowerCase() !== payTo.toLowerCase()) throw new Error(`the payee key signs for ${payee.address}, not for the payee ${payTo}`);
   // Derived from the payee's key so it is stable across runs, and certainly someone else.
-  const impostor = privateKeyToAccount(keccak256(payeeKey));
+  const impostor = localAccount(keccak256(payeeKey));
   const issuer: OfferReceiptIssuer = {
     kid: `did:pkh:eip155:1:${payee.address}`,
     format: "eip712",
@@ -65,7 +66,7 @@ export function signedReceiptsExtension(options: SignedReceiptsOptions): Resourc
 }
 
 /** The extension's signing callback over a viem account. */
-function signerOf(account: PrivateKeyAccount): SignTypedDataFn {
+function signerOf(account: LocalAccount): SignTypedDataFn {
   // The extension passes its canonical types untyped; viem checks the message against them.
-  return (parameters) => account.signTypedData(parameters as Parameters<PrivateKeyAccount["signTypedData"]>[0]) as Promise<Hex>;
+  return (parameters) => account.signTypedData(parameters as Parameters<LocalAccount["signTypedData"]>[0]) as Promise<Hex>;
 }

@@ -4,11 +4,11 @@ import "server-only";
  * cache, model client), built once per process from the environment. Tests build their own
  * with `createChatDependencies`.
  */
-import { privateKeyToAccount } from "viem/accounts";
 import type { AgentDependencies } from "../agent/agent-run";
 import { createBaseModel, type BaseModel } from "../agent/model/create-chat-model";
 import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending";
 import { startReconcilerTimer } from "../agent/purchase/reconciler-timer";
+import { localAccount } from "../crypto/secp256k1";
 import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
 import { payeePolicyOf } from "../limits/payee-policy";
@@ -49,7 +49,7 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
     store: overrides.store ?? getStore(),
     discovery: createDiscoveryClient({ facilitatorUrl: network.facilitatorUrl, network, fetch }),
     quoteSecret,
-    agentAccount: network.agentPrivateKey ? privateKeyToAccount(network.agentPrivateKey) : undefined,
+    agentAccount: network.agentPrivateKey ? localAccount(network.agentPrivateKey) : undefined,
     baseModel:
       overrides.baseModel ??
       createBaseModel({ apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, modelId: env.MODEL, demoChunkDelayMs: env.DEMO_MODEL_CHUNK_DELAY_MS }),

@@ -23,7 +23,7 @@ import { getAddress, type Address, type Hex } from "viem";
 import type { PaymentReceipt } from "../stream";
 import { withinJsonLimits } from "./json-limits";
 import { verifyJwsReceipt } from "./jws-receipt";
-import { recoverSigner } from "./recover-signer";
+import { recoverSigner } from "../crypto/secp256k1";
 import { ReceiptPayload, SignedReceipt } from "./signed-receipt";
 
 /** How far the service's clock may be from ours when it stamps `issuedAt`. */

@@ -11,6 +11,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import type { LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
+import { localAccount } from "../../lib/crypto/secp256k1";
 import { runPurchase, type PurchaseDependencies } from "../../lib/agent/purchase/run-purchase";
 import { StreamWriter } from "../../lib/stream";
 import type { ChatHarness } from "../../tests/support/chat-harness";
@@ -54,7 +55,10 @@ export async function measurePaymentOverhead(
 
   // Ours: the route's own dependencies, with timing wrappers around what runPurchase awaits.
   const oursTimer = new PhaseTimer();
-  const agent = privateKeyToAccount(agentKey);
+  // Each side signs as it would in use: ours with the account the route builds (native when
+  // the binding loads), the bare client with viem's own account.
+  const agent = localAccount(agentKey);
+  const bareAgent = privateKeyToAccount(agentKey);
   const timedAgent: LocalAccount = { ...agent, signTypedData: (parameters) => oursTimer.time("sign", () => agent.signTypedData(parameters)) };
   const purchaseDeps: PurchaseDependencies = {
     network: deps.network,
@@ -103,7 +107,7 @@ export async function measurePaymentOverhead(
     spendControls: { allowedAssets: [{ network: harness.devnet.network as `${string}:${string}`, asset: harness.devnet.usdc }] },
   });
   registerExactEvmScheme(client, {
-    signer: { address: agent.address, signTypedData: (message) => bareTimer.time("sign", () => agent.signTypedData(message as Parameters<typeof agent.signTypedData>[0])) },
+    signer: { address: bareAgent.address, signTypedData: (message) => bareTimer.time("sign", () => bareAgent.signTypedData(message as Parameters<typeof bareAgent.signTypedData>[0])) },
   });
   const timedFetch: typeof fetch = (input, init) =>
     bareTimer.time(hasPaymentHeader(input as string | URL | Request, init) ? "paid request" : "402 request", () => fetch(input, init));
