@@ -4,6 +4,7 @@ import "server-only";
  * used, and the transaction that used it (to reconcile a settlement the service did not
  * report).
  */
+import { fetch as undiciFetch } from "undici";
 import { createPublicClient, decodeEventLog, erc20Abi, http, parseAbiItem, type PublicClient } from "viem";
 
 const authorizationStateAbi = [
@@ -35,7 +36,10 @@ export type ChainReader = {
 
 export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`; timeoutMs?: number }): ChainReader {
   const client: PublicClient = createPublicClient({
-    transport: http(options.rpcUrl, { timeout: options.timeoutMs ?? 5_000, retryCount: 1 }),
+    // undici's own fetch, not the global one: under Next the global fetch is wrapped for its
+    // data cache and tracing, which JSON-RPC reads never use and which cost about 0.5 ms of
+    // CPU per call in a profile of the server under load.
+    transport: http(options.rpcUrl, { timeout: options.timeoutMs ?? 5_000, retryCount: 1, fetchFn: undiciFetch as typeof fetch }),
   });
   return {
     balanceOf: (owner) =>
