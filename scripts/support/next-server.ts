@@ -50,7 +50,9 @@ export async function startNextServer(options: NextServerOptions): Promise<NextS
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [path.join(appDirectory, NEXT_BIN), "start", "-H", "127.0.0.1", "-p", String(port)], {
+  // As `npm start` runs it (package.json): next.config.ts loaded by Node's own type stripping.
+  const args = [path.join(appDirectory, NEXT_BIN), "start", "-H", "127.0.0.1", "-p", String(port), "--experimental-next-config-strip-types"];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: appDirectory,
     env: {
       ...process.env,
