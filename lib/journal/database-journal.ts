@@ -3,6 +3,7 @@ import "server-only";
 import { CompiledQuery, sql, type Kysely, type Selectable } from "kysely";
 import type { Database, PaymentsTable } from "../db/schema";
 import type { PaymentFailureReason, PaymentStatus } from "../stream";
+import { BoundedCache } from "../x402/bounded-cache";
 import { readRecordedReceipt } from "./recorded-receipt";
 import { FINAL_STATUSES, type HistoryQuery, type JournalEntry, type JournalEvent, type PaymentJournal, type PaymentRecord } from "./payment-journal";
 
@@ -34,7 +35,15 @@ const RECORD_STEP = `
   INSERT INTO payment_events (payment_id, status, at, details)
   SELECT id, ${place("status")}, ${place("created_at")}, ${DETAILS}::jsonb FROM saved`;
 
+/** Payer and payee pairs remembered as "paid before"; beyond it the database answers again. */
+const PAID_PAIRS_REMEMBERED = 10_000;
+
 export class DatabaseJournal implements PaymentJournal {
+  // A settled payment stays settled, so "this payer has paid this payee" never becomes false
+  // and can be remembered: a repeat purchase (the common case) then costs no statement. A
+  // "no" is always asked again, since another instance may have paid since.
+  private readonly paidPairs = new BoundedCache<string, true>({ maxEntries: PAID_PAIRS_REMEMBERED });
+
   constructor(private readonly db: Kysely<Database>) {}
 
   async record(entry: JournalEntry): Promise<void> {
@@ -95,6 +104,8 @@ export class DatabaseJournal implements PaymentJournal {
   }
 
   async hasPaid(payer: string, payTo: string): Promise<boolean> {
+    const pair = `${payer.toLowerCase()} ${payTo.toLowerCase()}`;
+    if (this.paidPairs.get(pair)) return true;
     // Served by the partial index of migration 0006 (payer, lower(pay_to)) over settled rows.
     const row = await this.db
       .selectFrom("payments")
@@ -104,6 +115,7 @@ export class DatabaseJournal implements PaymentJournal {
       .where("status", "in", ["confirmed", "delivered"])
       .limit(1)
       .executeTakeFirst();
+    if (row) this.paidPairs.set(pair, true);
     return row !== undefined;
   }
 

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../../tests/support/postgres-server";
+import { sql } from "kysely";
 import { createDatabaseStore, lazyDatabase } from "./create-database-store";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
 import { describeBudgetScopeContract } from "../../tests/support/budget-scope-contract";
@@ -60,6 +61,27 @@ function describeJournal(name: string, open: () => Promise<ReturnType<typeof laz
 }
 
 describeJournal("PGlite", async () => lazyDatabase({ kind: "pglite" }));
+
+describe("the journal's answer to 'has this payer paid this payee before'", () => {
+  it("is no until a payment to that payee settles, and a yes is remembered without asking the database again", async () => {
+    const database = lazyDatabase({ kind: "pglite" });
+    const { journal } = createDatabaseStore(database);
+    const payee = `0x${"Ab".repeat(20)}`;
+    try {
+      await journal.record({ id: "pay_1", status: "signing", at: 1, payer: PAYER, payerKind: "agent", payTo: payee });
+      expect(await journal.hasPaid(PAYER, payee)).toBe(false);
+      await journal.record({ id: "pay_1", status: "confirmed", at: 2 });
+      expect(await journal.hasPaid(PAYER.toLowerCase(), payee.toUpperCase().replace("0X", "0x"))).toBe(true);
+      expect(await journal.hasPaid(PAYER, `0x${"cd".repeat(20)}`)).toBe(false);
+      // Remembered: the yes stands even once the row is gone (a settled payment never unsettles).
+      await sql`DELETE FROM payment_events`.execute((await database.open()).db);
+      await sql`DELETE FROM payments`.execute((await database.open()).db);
+      expect(await journal.hasPaid(PAYER, payee)).toBe(true);
+    } finally {
+      await database.close();
+    }
+  });
+});
 
 describe("the embedded database on disk", () => {
   it("creates its folder, and keeps budgets, keys and payments across a restart", async () => {
