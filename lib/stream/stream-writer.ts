@@ -44,19 +44,34 @@ export class StreamWriter {
   private lastWriteAt = Date.now();
   private closed = false;
   private cancelled = false;
+  /** Lines written since the reader last took a chunk, and whether a read is waiting for them. */
+  private pending: string[] = [];
+  private readerWaiting = false;
 
   constructor(options: StreamWriterOptions) {
     this.framing = options.framing;
-    this.readable = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.controller = controller;
+    // Pulled, not pushed: a line goes out at once when the reader is waiting for one, and lines
+    // written while the reader is still busy with the last chunk go out together in its next
+    // read. Nothing waits on a timer; under load the server moves fewer, larger chunks through
+    // the response (one stream read and one socket write each) instead of one per text delta.
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        pull: () => {
+          this.readerWaiting = true;
+          this.flush();
+        },
+        cancel: () => {
+          this.cancelled = true;
+          this.pending = [];
+          this.stopKeepAlive();
+          options.onCancel?.();
+        },
       },
-      cancel: () => {
-        this.cancelled = true;
-        this.stopKeepAlive();
-        options.onCancel?.();
-      },
-    });
+      { highWaterMark: 0 },
+    );
     const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS;
     if (this.framing === "sse" && keepAliveMs > 0) {
       this.keepAliveTimer = setInterval(() => {
@@ -93,7 +108,10 @@ export class StreamWriter {
     this.send({ type: "finish", finish: event });
     this.closed = true;
     this.stopKeepAlive();
-    if (!this.cancelled) this.controller?.close();
+    if (!this.cancelled) {
+      this.flush(true);
+      this.controller?.close();
+    }
   }
 
   /** The status last sent for a progress id, so callers can avoid moving backwards. */
@@ -112,6 +130,17 @@ export class StreamWriter {
   private enqueue(text: string): void {
     if (this.cancelled || !this.controller || text.length === 0) return;
     this.lastWriteAt = Date.now();
+    this.pending.push(text);
+    if (this.readerWaiting) this.flush();
+  }
+
+  /** Hands the pending lines to the stream as one chunk: to a waiting reader, or (at the end) to its queue. */
+  private flush(evenIfNobodyWaits = false): void {
+    if (this.pending.length === 0 || this.cancelled || !this.controller) return;
+    if (!this.readerWaiting && !evenIfNobodyWaits) return;
+    const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join("");
+    this.pending = [];
+    this.readerWaiting = false;
     try {
       this.controller.enqueue(this.encoder.encode(text));
     } catch {

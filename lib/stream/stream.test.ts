@@ -190,4 +190,26 @@ describe("StreamWriter", () => {
     writer.text("nobody reads this");
     writer.finish({ finishReason: "stop", txHash: null, payments: [] });
   });
+
+  it("hands a waiting reader each line at once, and a busy reader everything written meanwhile in one chunk", async () => {
+    const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
+    const reader = writer.readable.getReader();
+    const chunkText = (chunk: Uint8Array | undefined) => new TextDecoder().decode(chunk);
+    // A read waiting before anything is written gets the first line alone, as soon as it is written.
+    const waiting = reader.read();
+    writer.text("first ");
+    expect(chunkText((await waiting).value)).toBe(encodeEvent({ type: "text", text: "first " }, "plain"));
+    // Written while nobody reads: the next read takes all three lines together.
+    writer.text("second ");
+    writer.text("third ");
+    writer.payment({ id: "pay_1", status: "quoted", amount: "0.01" });
+    const together = chunkText((await reader.read()).value);
+    expect(decodeAll(together).map((item) => item.kind === "event" && item.event.type)).toEqual(["text", "text", "payment"]);
+    // The finish goes out even though no read is waiting, and the stream then ends.
+    writer.text("last");
+    writer.finish({ finishReason: "stop", txHash: null, payments: [] });
+    const tail = decodeAll(chunkText((await reader.read()).value));
+    expect(tail.map((item) => item.kind === "event" && item.event.type)).toEqual(["text", "finish"]);
+    expect((await reader.read()).done).toBe(true);
+  });
 });
