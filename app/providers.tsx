@@ -9,7 +9,6 @@ import { useEffect, useState, type ReactNode } from "react";
 import { WagmiProvider, type Config } from "wagmi";
 import { NetworkContext } from "@/lib/client/network-context";
 import { fetchPublicNetworkConfig, type PublicNetworkConfig } from "@/lib/client/public-network-config";
-import { createWalletConfig } from "@/lib/client/wallet-config";
 
 type LoadState =
   | { status: "loading" }
@@ -25,8 +24,10 @@ export function Providers({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     const controller = new AbortController();
-    fetchPublicNetworkConfig(controller.signal)
-      .then((network) => setState({ status: "ready", network, walletConfig: createWalletConfig(network) }))
+    // The wallet's setup (wagmi's config and connectors, the chain definitions) is loaded with
+    // the network config, after the first paint, rather than as part of the page's first load.
+    Promise.all([fetchPublicNetworkConfig(controller.signal), import("@/lib/client/wallet-config")])
+      .then(([network, { createWalletConfig }]) => setState({ status: "ready", network, walletConfig: createWalletConfig(network) }))
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
         setState({ status: "error", message: error instanceof Error ? error.message : "The network configuration could not be loaded." });

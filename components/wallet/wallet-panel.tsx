@@ -7,7 +7,7 @@ import { shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
 import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
-import { LOCAL_DEMO_CONNECTOR_ID, LOCAL_DEMO_WALLET_LABEL } from "@/lib/client/wallet-config";
+import { LOCAL_DEMO_CONNECTOR_ID, LOCAL_DEMO_WALLET_LABEL } from "@/lib/client/demo-wallet";
 
 /** The one ERC-20 read the panel makes; viem's whole `erc20Abi` would ship every entry to the page. */
 const BALANCE_OF_ABI = [

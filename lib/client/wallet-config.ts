@@ -11,8 +11,6 @@ import { createConfig, http, type Config, type CreateConnectorFn } from "wagmi";
 import { injected, mock } from "wagmi/connectors";
 import type { PublicNetworkConfig } from "./public-network-config";
 
-export const LOCAL_DEMO_CONNECTOR_ID = "mock";
-export const LOCAL_DEMO_WALLET_LABEL = "Local demo wallet";
 
 /** The chain of the deployment, as viem and wagmi describe chains. */
 export function chainFor(network: PublicNetworkConfig): Chain {
