@@ -99,7 +99,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // Only a client-chosen key marks two requests as the same message: identical conversations
     // may legitimately run side by side (and a retry after a dropped stream must not wait for
     // the abandoned run to wind down), while payments stay deduplicated by the purchase path.
-    const release = requestKey.fromHeader ? await claimInFlight(deps.store.idempotency, requestKey.key) : undefined;
+    const release = requestKey.fromHeader ? await claimInFlight(deps.store.inFlight, requestKey.key) : undefined;
     let run: ChatRun | undefined;
     try {
       const framing = framingForAccept(request.headers.get("accept"));

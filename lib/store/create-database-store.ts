@@ -13,10 +13,13 @@ import { DatabaseJournal } from "../journal/database-journal";
 import type { PaymentJournal } from "../journal/payment-journal";
 import { DatabaseIdempotencyStore } from "./database-idempotency-store";
 import { DatabaseLedger } from "./database-ledger";
+import { MemoryIdempotencyStore } from "./memory-idempotency-store";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
 import type { IdempotencyStore, RateLimiter, SpendingLedger, Store } from "./store-types";
 
 export type LazyDatabase = {
+  /** PGlite: one process holds it at a time (lib/db/folder-lock.ts). */
+  embedded: boolean;
   open(): Promise<AppDatabase>;
   journal: PaymentJournal;
   close(): Promise<void>;
@@ -33,6 +36,7 @@ export function lazyDatabase(options: OpenDatabaseOptions): LazyDatabase {
     return opened;
   };
   return {
+    embedded: options.kind === "pglite",
     open,
     journal: deferred<PaymentJournal>(async () => new DatabaseJournal((await open()).db)),
     close: async () => {
@@ -44,10 +48,12 @@ export function lazyDatabase(options: OpenDatabaseOptions): LazyDatabase {
 }
 
 export function createDatabaseStore(database: LazyDatabase, rateLimiter: RateLimiter = new MemoryRateLimiter()): Store {
+  const idempotency = deferred<IdempotencyStore>(async () => new DatabaseIdempotencyStore((await database.open()).db));
   return {
     kind: "database",
     ledger: deferred<SpendingLedger>(async () => new DatabaseLedger((await database.open()).db)),
-    idempotency: deferred<IdempotencyStore>(async () => new DatabaseIdempotencyStore((await database.open()).db)),
+    idempotency,
+    inFlight: database.embedded ? new MemoryIdempotencyStore() : idempotency,
     journal: database.journal,
     apiKeys: deferred<ApiKeyStore>(async () => new DatabaseApiKeyStore((await database.open()).db)),
     rateLimiter,

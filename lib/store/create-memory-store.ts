@@ -19,6 +19,7 @@ export function createMemoryStore(): Store {
     kind: "memory",
     ledger: new MemoryLedger(),
     idempotency: new MemoryIdempotencyStore(),
+    inFlight: new MemoryIdempotencyStore(),
     rateLimiter: new MemoryRateLimiter(),
     journal: new MemoryJournal(),
     apiKeys: new MemoryApiKeyStore(),

@@ -27,10 +27,12 @@ export type RedisStoreOptions = RedisConnectionOptions & {
 export function createRedisStore(options: RedisStoreOptions): Store {
   const connection = new RedisConnection(options);
   const keyPrefix = options.keyPrefix ?? "x402:";
+  const idempotency = new RedisIdempotencyStore(connection, keyPrefix);
   return {
     kind: "redis",
     ledger: new RedisLedger(connection, keyPrefix),
-    idempotency: new RedisIdempotencyStore(connection, keyPrefix),
+    idempotency,
+    inFlight: idempotency,
     rateLimiter: new RedisRateLimiter(connection, keyPrefix),
     journal: options.journal,
     // A Redis-only store has no database: keys then live only in this process, are lost on

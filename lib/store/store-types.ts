@@ -135,6 +135,14 @@ export type Store = {
   kind: StoreKind;
   ledger: SpendingLedger;
   idempotency: IdempotencyStore;
+  /**
+   * Claims that matter only while a request runs (a concurrent duplicate of it is refused).
+   * Where every instance shares them (Redis, a PostgreSQL server) they live in the shared store;
+   * with the embedded database, which one process holds at a time, in that process's memory:
+   * nothing to write per request, and after a crash a retry is not refused by a claim of the
+   * dead process.
+   */
+  inFlight: IdempotencyStore;
   rateLimiter: RateLimiter;
   /** The permanent record of every payment attempt (always in the database outside tests). */
   journal: PaymentJournal;
