@@ -1,7 +1,7 @@
 "use client";
 
 import { useLayoutEffect, useRef, type FormEvent, type KeyboardEvent } from "react";
-import { MAX_MESSAGE_CHARS } from "@/lib/chat/chat-size-limits";
+import { MAX_MESSAGE_CHARS } from "@/lib/stream/chat-size-limits";
 
 export type ComposerProps = {
   draft: string;

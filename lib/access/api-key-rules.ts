@@ -4,8 +4,8 @@ import "server-only";
  * new key is, and how a presented token is judged once its row has been looked up.
  */
 import { z } from "zod";
-import { resolveNow } from "../store/store-input";
 import { ApiKeyId, secretMatches, type ApiKeyRecord, type CallerBudget, type CreateApiKeyInput, type KeyCheck } from "./api-keys";
+import { resolveNow } from "../clock";
 
 /** Far above any real budget, far below numeric(78,0)'s limit. */
 const MAX_AMOUNT = 10n ** 30n;

@@ -5,9 +5,9 @@ import "server-only";
  */
 import type { Kysely, Selectable } from "kysely";
 import type { ApiKeysTable, Database } from "../db/schema";
-import { resolveNow } from "../store/store-input";
 import { isKeyId, judgeKey, newestFirst, newKeyRecord } from "./api-key-rules";
 import { hashSecret, mintToken, parseToken, type ApiKeyRecord, type ApiKeyStore, type CreateApiKeyInput, type KeyCheck } from "./api-keys";
+import { resolveNow } from "../clock";
 
 export class DatabaseApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: Kysely<Database>) {}

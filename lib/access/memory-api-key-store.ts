@@ -3,9 +3,10 @@ import "server-only";
  * API keys in process memory: for tests, and for a store with no database (Redis only), where
  * keys live only as long as the process that created them.
  */
-import { resolveNow } from "../store/store-input";
+
 import { isKeyId, judgeKey, newestFirst, newKeyRecord } from "./api-key-rules";
 import { mintToken, parseToken, hashSecret, type ApiKeyRecord, type ApiKeyStore, type CreateApiKeyInput, type KeyCheck } from "./api-keys";
+import { resolveNow } from "../clock";
 
 /** What is kept per key: the record and the hash of its secret, never the secret. */
 export type StoredApiKey = { key: ApiKeyRecord; secretHash: string };

@@ -4,7 +4,7 @@ import "server-only";
  * made so far. Tools act through it, so every purchase passes the same checks.
  */
 import { createHash } from "node:crypto";
-import type { ChatMessage } from "../chat/chat-request";
+import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { AgentConfirmation, ApprovalRequest, StreamWriter } from "../stream";
 import { describeInputContract } from "../x402/call-usage";

@@ -2,7 +2,7 @@
  * Whether the user's own words named a URL: such a URL may be called without discovery having
  * listed it (and the agent wallet may pay it without asking again).
  */
-import type { ChatMessage } from "../chat/chat-request";
+import type { ChatMessage } from "../stream/chat-request";
 import { stripQuery } from "../x402/discovery-client";
 
 const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/g;

@@ -6,7 +6,7 @@ import "server-only";
  */
 import { BaseError } from "../base-error";
 import { stepCountIs, streamText, type JSONValue, type ModelMessage } from "ai";
-import type { ChatMessage } from "../chat/chat-request";
+import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { ErrorEvent, StreamWriter } from "../stream";
 import type { ConfirmedTerms } from "../x402/agent-confirmation";

@@ -6,7 +6,6 @@ import "server-only";
  * the store, so a captured message, signature and cookie cannot be replayed while they are fresh.
  */
 import { generateSiweNonce } from "viem/siwe";
-import type { IdempotencyStore } from "../store/store-types";
 import { expiredCookie, readCookie, serializeCookie } from "./cookies";
 import { hasValidSignature, signValue } from "./signed-value";
 
@@ -40,8 +39,11 @@ export function clearedNonceCookie(options: { secure: boolean }): string {
   return expiredCookie(NONCE_COOKIE, { ...options, path: COOKIE_PATH });
 }
 
+/** What marks a nonce used: the store's idempotency claims (spelled here, so auth needs no store). */
+export type NonceClaims = { claim(key: string, ttlSeconds: number): Promise<{ claimed: boolean }> };
+
 /** Marks the nonce used; false when it was used before. Held as long as the nonce could be valid. */
-export async function claimNonce(idempotency: IdempotencyStore, nonce: string): Promise<boolean> {
+export async function claimNonce(idempotency: NonceClaims, nonce: string): Promise<boolean> {
   const result = await idempotency.claim(`siwe-nonce:${nonce}`, Math.ceil(NONCE_TTL_MS / 1000));
   return result.claimed;
 }

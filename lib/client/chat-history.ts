@@ -1,6 +1,6 @@
 /** The conversation as the page sends it back to the server, within the server's rules. */
-import type { ChatMessage } from "@/lib/chat/chat-request";
-import { MAX_MESSAGES, MAX_TOTAL_CHARS } from "@/lib/chat/chat-size-limits";
+import type { ChatMessage } from "@/lib/stream/chat-request";
+import { MAX_MESSAGES, MAX_TOTAL_CHARS } from "@/lib/stream/chat-size-limits";
 import { normalizeText } from "@/lib/safety/normalize-text";
 import { containsPrivateKey } from "@/lib/safety/private-key-detector";
 import type { AssistantTurn, Turn } from "./chat-types";

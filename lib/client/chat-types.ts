@@ -2,7 +2,7 @@
  * The shapes of the chat page's conversation: turns, their parts and payments, and the actions
  * the reducer (chat-state.ts) folds into them.
  */
-import type { ChatRequestInput } from "@/lib/chat/chat-request";
+import type { ChatRequestInput } from "@/lib/stream/chat-request";
 import type { ApprovalRequest, FinishEvent, PaymentEvent, PaymentStatus, StreamEvent } from "@/lib/stream";
 
 export type ApprovalDecision = "approved" | "rejected";

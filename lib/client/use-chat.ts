@@ -4,7 +4,7 @@
  * running request on demand, and repeats a quote's request with the user's signature.
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
-import type { ChatRequestInput } from "@/lib/chat/chat-request";
+import type { ChatRequestInput } from "@/lib/stream/chat-request";
 import type { SpendingLimitsInput } from "@/lib/limits/spending-limits-input";
 import { describeAppliedLimits } from "./applied-limits";
 import { decodeStream, type ApprovalRequest, type SignInRequest } from "@/lib/stream";

@@ -19,7 +19,8 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer, resolveNow } from "./store-input";
+import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
+import { resolveNow } from "../clock";
 
 export class DatabaseLedger implements SpendingLedger {
   constructor(private readonly db: Kysely<Database>) {}

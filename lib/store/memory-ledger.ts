@@ -15,7 +15,8 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer, resolveNow } from "./store-input";
+import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
+import { resolveNow } from "../clock";
 
 type Reservation = (
   | { state: "reserved"; payer: string; amount: bigint; expiresAt: number }

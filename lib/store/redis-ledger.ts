@@ -18,7 +18,8 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkTxHash, normalizePayer, resolveNow } from "./store-input";
+import { checkAmount, checkReservationId, checkTxHash, normalizePayer } from "./store-input";
+import { resolveNow } from "../clock";
 
 /**
  * How long Redis keeps a payer's keys after the last write: longer than the window and the

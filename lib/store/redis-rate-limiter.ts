@@ -7,7 +7,8 @@ import { z } from "zod";
 import { fixedWindow } from "./fixed-window";
 import type { RedisConnection } from "./redis-connection";
 import type { RateLimiter, RateLimitOptions, RateLimitResult } from "./store-types";
-import { checkPositiveInteger, checkRateLimitKey, resolveNow } from "./store-input";
+import { checkPositiveInteger, checkRateLimitKey } from "./store-input";
+import { resolveNow } from "../clock";
 
 const Count = z.number().int().min(1);
 

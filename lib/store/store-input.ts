@@ -64,9 +64,3 @@ export function checkPositiveInteger(value: number, name: string): number {
   return value;
 }
 
-/** The caller's clock for this call, epoch milliseconds. @example resolveNow(undefined); */
-export function resolveNow(now: number | undefined): number {
-  if (now === undefined) return Date.now();
-  if (!Number.isSafeInteger(now) || now < 0) throw new RangeError("now must be epoch milliseconds (an integer >= 0)");
-  return now;
-}

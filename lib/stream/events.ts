@@ -4,11 +4,10 @@
  * cannot drift between the writer and the reader.
  */
 import { z } from "zod";
-import { RequestContentType } from "../x402/request-body";
 import { PaymentReceipt } from "./payment-receipt";
 import { AgentConfirmation } from "./agent-confirmation";
 import { AccessKind, SignInRequest } from "./sign-in-request";
-import { Address, hexString, TxHash, UsdcDecimal } from "./wire-primitives";
+import { Address, hexString, RequestContentType, TxHash, UsdcDecimal } from "./wire-primitives";
 
 export { AgentConfirmation } from "./agent-confirmation";
 

@@ -6,7 +6,7 @@
  * bundles this schema: zod only, no SDK.
  */
 import { z } from "zod";
-import { CompleteSiwxInfo } from "../x402/siwx-challenge";
+import { CompleteSiwxInfo } from "./siwx-info";
 
 /** The longest SIWE message we hand a wallet: every field of the challenge is bounded. */
 export const MAX_SIGN_IN_MESSAGE_CHARS = 4096;

@@ -21,18 +21,14 @@
 import { z } from "zod";
 import type { BodyType } from "./input-contract";
 import { withinJsonLimits } from "./json-limits";
+import { REQUEST_CONTENT_TYPES, RequestContentType } from "../stream/wire-primitives";
 
 export const BODY_TYPES = ["json", "form-data", "text"] as const satisfies readonly BodyType[];
 
 /** The content type each body type is sent with; the only ones a paid request may carry. */
-export const BODY_CONTENT_TYPES = {
-  json: "application/json",
-  "form-data": "application/x-www-form-urlencoded",
-  text: "text/plain; charset=utf-8",
-} as const satisfies Record<BodyType, string>;
+export const BODY_CONTENT_TYPES = REQUEST_CONTENT_TYPES satisfies Record<BodyType, string>;
 
-export const RequestContentType = z.enum([BODY_CONTENT_TYPES.json, BODY_CONTENT_TYPES["form-data"], BODY_CONTENT_TYPES.text]);
-export type RequestContentType = z.infer<typeof RequestContentType>;
+export { RequestContentType };
 
 /** A body sent without a named type was sent as JSON before types existed, and still is. */
 export const DEFAULT_CONTENT_TYPE: RequestContentType = BODY_CONTENT_TYPES.json;

@@ -9,37 +9,16 @@
  */
 import type { CompleteSIWxInfo } from "@x402/extensions/sign-in-with-x";
 import { z } from "zod";
+import { CompleteSiwxInfo, SiwxInfo } from "../stream/siwx-info";
+
+export { CompleteSiwxInfo, SiwxInfo };
 
 /**
- * The extension's key and header name. Spelled here rather than imported, because the stream's
- * schemas use this module and reach the browser, where the SDK (and its SIWE and Solana code)
- * must not follow.
+ * The extension's key and header name. Spelled here rather than imported, because the browser
+ * uses this module (the sign-in card), where the SDK (and its SIWE and Solana code) must not
+ * follow.
  */
 export const SIGN_IN_WITH_X = "sign-in-with-x";
-
-/** One line of the signed message: no line breaks, bounded. */
-const line = (max: number) => z.string().min(1).max(max).regex(/^[^\r\n\u2028\u2029]*$/);
-const time = z.iso.datetime({ offset: true });
-const url = z.string().max(2048).pipe(z.url({ protocol: /^https?$/ }));
-
-/** The spec's `info`, as far as EIP-4361 signs it; unknown fields are dropped, never signed. */
-export const SiwxInfo = z.object({
-  domain: line(253),
-  uri: url,
-  version: z.literal("1"),
-  // EIP-4361: at least 8 alphanumeric characters; the spec's are 32 hex.
-  nonce: z.string().regex(/^[A-Za-z0-9]{8,64}$/),
-  issuedAt: time,
-  expirationTime: time.optional(),
-  notBefore: time.optional(),
-  statement: line(280).optional(),
-  requestId: line(128).optional(),
-  resources: z.array(url).max(8).optional(),
-});
-export type SiwxInfo = z.infer<typeof SiwxInfo>;
-
-/** A challenge completed with the chain it is signed for: what a wallet signs (EVM only here). */
-export const CompleteSiwxInfo = SiwxInfo.extend({ chainId: z.string().regex(/^eip155:\d{1,12}$/), type: z.literal("eip191") });
 
 const SiwxDeclaration = z.object({
   info: SiwxInfo,

@@ -20,7 +20,7 @@ import { bytesToHex, getAddress, zeroAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createChatDependencies } from "../../lib/chat/chat-dependencies";
-import { MAX_BODY_BYTES } from "../../lib/chat/chat-request";
+import { MAX_BODY_BYTES } from "../../lib/stream/chat-request";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../lib/env";
 import { inspectMessages } from "../../lib/safety/content-safety";
@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The oracle: what docs/decisions.md says about a body, independently of lib/chat/chat-request.ts.
+// The oracle: what docs/decisions.md says about a body, independently of lib/stream/chat-request.ts.
 
 type Verdict = "valid" | "invalid" | "either";
 

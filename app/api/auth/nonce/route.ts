@@ -1,4 +1,4 @@
-import { handleNonceRequest } from "@/lib/auth/handle-auth-requests";
+import { handleNonceRequest } from "@/lib/sign-in/handle-auth-requests";
 import { getChatDependencies } from "@/lib/chat/chat-dependencies";
 
 export const runtime = "nodejs";

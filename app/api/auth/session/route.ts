@@ -1,4 +1,4 @@
-import { handleSessionRequest, handleSignOutRequest } from "@/lib/auth/handle-auth-requests";
+import { handleSessionRequest, handleSignOutRequest } from "@/lib/sign-in/handle-auth-requests";
 import { getChatDependencies } from "@/lib/chat/chat-dependencies";
 
 export const runtime = "nodejs";

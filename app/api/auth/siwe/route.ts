@@ -1,4 +1,4 @@
-import { handleSignInRequest } from "@/lib/auth/handle-auth-requests";
+import { handleSignInRequest } from "@/lib/sign-in/handle-auth-requests";
 import { getChatDependencies } from "@/lib/chat/chat-dependencies";
 
 export const runtime = "nodejs";

@@ -9,8 +9,8 @@ import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import type { AuthDependencies } from "./auth-dependencies";
 import { handleNonceRequest, handleSessionRequest, handleSignInRequest, handleSignOutRequest } from "./handle-auth-requests";
-import { SESSION_COOKIE } from "./session-cookie";
-import { NONCE_COOKIE } from "./siwe-nonce";
+import { SESSION_COOKIE } from "../auth/session-cookie";
+import { NONCE_COOKIE } from "../auth/siwe-nonce";
 
 const ORIGIN = "http://127.0.0.1:3000";
 const wallet = privateKeyToAccount(generatePrivateKey());

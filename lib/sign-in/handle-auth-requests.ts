@@ -6,14 +6,14 @@ import "server-only";
  * `DELETE /api/auth/session` (sign out).
  */
 import { z } from "zod";
-import { readBoundedJson } from "../chat/read-bounded-json";
+import { readBoundedJson } from "../net/read-bounded-json";
 import { AppError, problemResponse } from "../errors";
 import type { AuthDependencies } from "./auth-dependencies";
-import { isHttps, siteOf } from "./request-site";
-import { clearedSessionCookie, sessionCookie, sessionOf, SESSION_TTL_MS } from "./session-cookie";
-import { sessionSecretOf } from "./session-secret";
-import { claimNonce, clearedNonceCookie, issueNonce, nonceOf } from "./siwe-nonce";
-import { SIWE_CHALLENGE, verifySiweSignIn } from "./verify-siwe";
+import { isHttps, siteOf } from "../auth/request-site";
+import { clearedSessionCookie, sessionCookie, sessionOf, SESSION_TTL_MS } from "../auth/session-cookie";
+import { sessionSecretOf } from "../auth/session-secret";
+import { claimNonce, clearedNonceCookie, issueNonce, nonceOf } from "../auth/siwe-nonce";
+import { SIWE_CHALLENGE, verifySiweSignIn } from "../auth/verify-siwe";
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
