@@ -4,11 +4,11 @@
  * real loopback server receives. No test sends traffic to a non-loopback address.
  */
 import net from "node:net";
-import { expectRefusal } from "./testing/expect-refusal";
+import { expectRefusal } from "../../tests/support/expect-refusal";
 import tls from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { createGuardedFetch, type OutboundLookup } from "./guarded-fetch";
-import { startLoopbackServer, type LoopbackServer } from "./testing/loopback-server";
+import { startLoopbackServer, type LoopbackServer } from "../../tests/support/loopback-server";
 
 let target: LoopbackServer;
 let redirector: LoopbackServer;

@@ -3,10 +3,10 @@
  * loopback servers that the allowlist admits, the way the local world uses it.
  */
 import { gzipSync } from "node:zlib";
-import { expectRefusal } from "./testing/expect-refusal";
+import { expectRefusal } from "../../tests/support/expect-refusal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGuardedFetch, GuardedFetchError, type OutboundLookup } from "./guarded-fetch";
-import { startLoopbackServer, type LoopbackServer } from "./testing/loopback-server";
+import { startLoopbackServer, type LoopbackServer } from "../../tests/support/loopback-server";
 
 let service: LoopbackServer;
 let other: LoopbackServer;

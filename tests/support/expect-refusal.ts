@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { GuardedFetchError, type GuardedFetchErrorCode } from "../guarded-fetch-error";
+import { GuardedFetchError, type GuardedFetchErrorCode } from "../../lib/net/guarded-fetch-error";
 
 /** Awaits a guarded fetch that must be refused, and checks the refusal's code. */
 export async function expectRefusal(promise: Promise<unknown>, code: GuardedFetchErrorCode): Promise<GuardedFetchError> {
