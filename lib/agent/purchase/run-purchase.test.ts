@@ -4,100 +4,15 @@
  * a signature that may have reached a service is money possibly spent until the chain proves
  * otherwise, and nothing says "nothing was spent" while it could still be used.
  */
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeEach, describe, expect, it } from "vitest";
-import { FakeChain, FakeClock } from "../../../tests/support/fake-chain";
-import { fakePaidService, paidAnswer, refusedAnswer, type FakePaidService, type ReceivedAuthorization } from "../../../tests/support/fake-paid-service";
+import { agent, agentRequest, chain, clock, dependencies, events, PRICE, reserved, resetPurchaseHarness, SETTLED, store, tracker, unspentClaimsWhileUsable, watchReservation } from "../../../tests/support/purchase-harness";
+import { fakePaidService, paidAnswer, refusedAnswer } from "../../../tests/support/fake-paid-service";
 import { offlineNetwork } from "../../../tests/support/offline-fixtures";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
-import { createMemoryStore } from "../../store/create-memory-store";
-import type { Store } from "../../store/store-types";
-import { StreamWriter, type PaymentEvent } from "../../stream";
-import { toViemTypedData } from "../../x402/transfer-authorization";
 import { EXPIRY_MARGIN_SECONDS } from "./authorization-window";
-import { PaymentTracker } from "./payment-tracker";
-import { reconcilePendingPayments } from "./reconcile-pending";
-import { paymentIdForNonce as paymentIdOf } from "./purchase-types";
-import { runApprovedPurchase, runPurchase, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest } from "./run-purchase";
+import { runPurchase, type PurchaseOutcome } from "./run-purchase";
 
-const PRICE = 15_000n;
-const SETTLED = `0x${"5e".repeat(32)}` as const;
-
-let clock: FakeClock;
-let chain: FakeChain;
-let store: Store;
-let events: { atMs: number; payment: Omit<PaymentEvent, "at"> }[];
-let tracker: PaymentTracker;
-const agent = privateKeyToAccount(generatePrivateKey());
-const user = privateKeyToAccount(generatePrivateKey());
-
-/** A new stream, as the second request of an approval has. */
-function newRequestTracker(): PaymentTracker {
-  const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
-  const record = writer.payment.bind(writer);
-  writer.payment = (payment) => {
-    events.push({ atMs: clock.now(), payment });
-    record(payment);
-  };
-  return new PaymentTracker(writer, { journal: store.journal, requestKey: "key:test", conversationId: "conversation", now: clock.now });
-}
-
-beforeEach(() => {
-  clock = new FakeClock();
-  chain = new FakeChain();
-  store = createMemoryStore();
-  events = [];
-  tracker = newRequestTracker();
-});
-
-function dependencies(service: FakePaidService): PurchaseDependencies {
-  return {
-    network: offlineNetwork,
-    fetch: service.fetch,
-    chain,
-    ledger: store.ledger,
-    quoteSecret: "unit-test-quote-secret-0123456789abcdef",
-    now: clock.now,
-    sleep: clock.sleep,
-    reconcileIntervalMs: 500,
-  };
-}
-
-function agentRequest(service: FakePaidService, overrides: Partial<PurchaseRequest> = {}): PurchaseRequest {
-  return {
-    service: "Paid data",
-    url: service.url,
-    method: "GET",
-    intent: "call-1",
-    payer: { kind: "agent", account: agent },
-    limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: PRICE },
-    maxPayments: 3,
-    tracker,
-    deadline: clock.now() + 43_500,
-    ...overrides,
-  };
-}
-
-async function reserved(payer: `0x${string}`): Promise<bigint> {
-  return (await store.ledger.spentToday(payer, { now: Date.now() })).reserved;
-}
-
-/** Every "nothing was spent" said while the authorization could still be used. */
-function unspentClaimsWhileUsable(authorization: ReceivedAuthorization | undefined): string[] {
-  if (!authorization) return [];
-  return events
-    .filter((event) => /nothing was spent/i.test(event.payment.message ?? "") && event.atMs <= Number(authorization.validBefore) * 1000)
-    .map((event) => event.payment.message ?? "");
-}
-
-/** Watches the reservation every time the clock moves. */
-function watchReservation(payer: `0x${string}`): { samples: { atMs: number; reserved: bigint }[] } {
-  const watch = { samples: [] as { atMs: number; reserved: bigint }[] };
-  clock.onSleep = (atMs) => {
-    void reserved(payer).then((amount) => watch.samples.push({ atMs, reserved: amount }));
-  };
-  return watch;
-}
+beforeEach(resetPurchaseHarness);
 
 describe("agent wallet: after the signature was sent", () => {
   it("a 402 answer holds the reservation until the chain proves the authorization expired unused", async () => {
@@ -217,102 +132,5 @@ describe("agent wallet: after the signature was sent", () => {
     }
     expect(chain.used.size).toBe(1);
     expect(outcomes.slice(1).map((outcome) => outcome.status === "failed" && outcome.reason)).toEqual(["limit-exceeded", "limit-exceeded"]);
-  });
-});
-
-describe("agent wallet: time", () => {
-  it("with 22 s left, the authorization expires early enough that its fate is proven before the deadline", async () => {
-    const service = fakePaidService(offlineNetwork, { onPayment: () => refusedAnswer() });
-    const deadline = clock.now() + 22_000;
-    const outcome = await runPurchase(dependencies(service), agentRequest(service, { deadline }));
-    expect(outcome).toMatchObject({ status: "failed", reason: "payment-failed" });
-    expect(clock.now()).toBeLessThanOrEqual(deadline);
-    expect((Number(service.received[0]!.validBefore) + EXPIRY_MARGIN_SECONDS) * 1000).toBeLessThan(deadline);
-    expect(await reserved(agent.address)).toBe(0n);
-  });
-
-  it("with too little time left to prove an outcome, nothing is signed", async () => {
-    const service = fakePaidService(offlineNetwork, { onPayment: () => refusedAnswer() });
-    const outcome = await runPurchase(dependencies(service), agentRequest(service, { deadline: clock.now() + 10_000 }));
-    expect(outcome).toMatchObject({ status: "failed", reason: "deadline" });
-    expect(service.received).toEqual([]);
-  });
-
-  it("a chain that cannot be read leaves the payment pending and hands it to the reconciler", async () => {
-    const service = fakePaidService(offlineNetwork, {
-      onPayment: () => {
-        chain.unreachable = true;
-        return refusedAnswer();
-      },
-    });
-    const outcome = await runPurchase(dependencies(service), agentRequest(service));
-    expect(outcome).toMatchObject({ status: "pending" });
-    expect((outcome as { message: string }).message).toMatch(/Not spent yet: the agent's authorization stays valid until/);
-    expect(await reserved(agent.address)).toBe(PRICE);
-    expect((await store.journal.unsettled(10)).map((payment) => [payment.nonce, payment.status])).toEqual([[service.received[0]!.nonce, "pending"]]);
-  });
-});
-
-describe("user wallet: the approved request", () => {
-  async function approve(service: FakePaidService) {
-    const first = await runPurchase(dependencies(service), {
-      ...agentRequest(service),
-      payer: { kind: "user", address: user.address },
-    });
-    if (first.status !== "awaiting-approval") throw new Error(`expected an approval, got ${first.status}`);
-    const typedData = first.approval.typedData as Parameters<typeof toViemTypedData>[0];
-    const signature = await user.signTypedData(toViemTypedData(typedData));
-    return { typedData, signature };
-  }
-
-  it("a 402 after the user's signature says it is not spent yet, keeps the budget reserved, and the reconciler settles it later", async () => {
-    const service = fakePaidService(offlineNetwork, { onPayment: () => refusedAnswer() });
-    const { typedData, signature } = await approve(service);
-    const requirement = (await import("../../x402/payment-requirements")).selectPayableRequirement;
-    const paymentRequired = { x402Version: 2 as const, accepts: [{ scheme: "exact", network: offlineNetwork.caip2, asset: offlineNetwork.usdc, amount: String(PRICE), payTo: typedData.message.to, maxTimeoutSeconds: 120, extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion } }] };
-    const selection = requirement(paymentRequired as never, offlineNetwork);
-    if (!selection.ok) throw new Error(selection.reason);
-    const outcome = await runApprovedPurchase(
-      dependencies(service),
-      { payer: user.address, limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: PRICE }, maxPayments: 3, tracker: newRequestTracker(), deadline: clock.now() + 43_500 },
-      { service: "Paid data", url: service.url, method: "GET", option: selection.option, resource: { url: service.url }, typedData, signature },
-    );
-    const authorization = service.received[0]!;
-    expect(outcome).toMatchObject({ status: "pending", expiresAt: Number(authorization.validBefore) });
-    expect((outcome as { message: string }).message).toMatch(/Not spent yet: your signature stays valid until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
-    expect(unspentClaimsWhileUsable(authorization)).toEqual([]);
-    expect(await reserved(user.address)).toBe(PRICE);
-
-    // Before expiry the reconciler keeps it; after expiry, unused, it releases it.
-    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({ stillPending: 1 });
-    clock.advance((Number(authorization.validBefore) + EXPIRY_MARGIN_SECONDS + 1) * 1000 - clock.now());
-    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({ released: 1 });
-    expect(await reserved(user.address)).toBe(0n);
-    expect(await store.journal.unsettled(10)).toEqual([]);
-    expect(await store.journal.get(paymentIdOf(authorization.nonce))).toMatchObject({ status: "failed", message: expect.stringMatching(/expired unused/) });
-  });
-});
-
-describe("the listing's price and the 402's", () => {
-  it("the agent does not pay more than the listing advertised: refused before anything is signed", async () => {
-    const service = fakePaidService(offlineNetwork, { amount: 20_000n, onPayment: () => paidAnswer(SETTLED, {}) });
-    const outcome = await runPurchase(dependencies(service), agentRequest(service, { listedAmount: 10_000n }));
-    expect(outcome).toMatchObject({ status: "failed", reason: "payment-failed", message: "Paid data asks 0.02 USDC, more than the 0.01 USDC its listing advertised; nothing was signed." });
-    expect(service.received).toEqual([]);
-    expect(events.some((event) => event.payment.status === "signing")).toBe(false);
-  });
-
-  it("a lower price than listed is paid, and the quote says what the listing said", async () => {
-    const service = fakePaidService(offlineNetwork, { amount: 10_000n, onPayment: (authorization) => paidAnswer(chain.settle(authorization.nonce, SETTLED), {}) });
-    const outcome = await runPurchase(dependencies(service), agentRequest(service, { listedAmount: 15_000n }));
-    expect(outcome).toMatchObject({ status: "delivered", amount: "0.01" });
-    expect(events.find((event) => event.payment.status === "quoted")?.payment.message).toBe("Paid data asks 0.01 USDC (its listing said 0.015 USDC).");
-  });
-
-  it("a user is shown both prices and decides", async () => {
-    const service = fakePaidService(offlineNetwork, { amount: 20_000n, onPayment: () => paidAnswer(SETTLED, {}) });
-    const outcome = await runPurchase(dependencies(service), agentRequest(service, { listedAmount: 10_000n, payer: { kind: "user", address: user.address } }));
-    expect(outcome).toMatchObject({ status: "awaiting-approval", amount: "0.02" });
-    expect(events.find((event) => event.payment.status === "awaiting-approval")?.payment.message).toBe("Approve 0.02 USDC to Paid data in your wallet (its listing said 0.01 USDC).");
   });
 });
