@@ -27,9 +27,7 @@ import { inspectMessages } from "../../lib/safety/content-safety";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
 import { decodeAll, findSequenceViolations, type StreamEvent } from "../../lib/stream";
 import { offlineNetwork } from "../support/offline-fixtures";
-import { deriveAuthorizationNonce } from "../../lib/x402/authorization-nonce";
-import { selectPayableRequirement } from "../../lib/x402/payment-requirements";
-import { buildTransferTypedData, toViemTypedData } from "../../lib/x402/transfer-authorization";
+import { signApprovalFor } from "../support/chat-handler";
 
 // ---------------------------------------------------------------------------------------------
 // The handler under test, with dependencies that never touch a chain.
@@ -662,29 +660,14 @@ describe("request fuzzing: any body, any headers, never a 5xx", () => {
         maxTimeoutSeconds: 120,
         extra: { name: "USD Coin", version: "2" },
       };
-      const selection = selectPayableRequirement({ x402Version: 2, accepts: [requirements] }, network);
-      if (!selection.ok) throw new Error(selection.reason);
       const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
       const validAfter = nowSeconds - 60n;
       const validBefore = nowSeconds + BigInt(input.lifetime);
       // Only ever loopback port 9, which is not allowlisted: the purchase is refused before connecting.
       const url = `http://127.0.0.1:9${input.path}`;
-      const nonce = deriveAuthorizationNonce(QUOTE_SECRET, {
-        payer: payer.address,
-        payTo: selection.option.payTo,
-        amount: selection.option.amount,
-        asset: selection.option.asset,
-        network: selection.option.network,
-        chainId: network.chainId,
-        resource: url,
-        method: input.method,
-        validAfter,
-        validBefore,
-        requirements: selection.option.requirements,
-        intent: "",
-      });
-      const typedData = buildTransferTypedData(selection.option, payer.address, network.chainId, { validAfter, validBefore, nonce });
-      let signature: Hex = await payer.signTypedData(toViemTypedData(typedData));
+      const approval = await signApprovalFor(payer, requirements, { network, quoteSecret: QUOTE_SECRET, url, method: input.method, validAfter, validBefore });
+      const typedData = approval.typedData;
+      let signature: Hex = approval.signature;
       const authorization = { ...typedData.message };
       let accepted: Record<string, unknown> = requirements;
       let resource = { url, method: input.method as string };

@@ -12,6 +12,7 @@ import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../lib/env";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
 import type { Store } from "../../lib/store/store-types";
+import type { NetworkConfig } from "../../lib/network/network-config";
 import { deriveAuthorizationNonce } from "../../lib/x402/authorization-nonce";
 import { selectPayableRequirement } from "../../lib/x402/payment-requirements";
 import { buildTransferTypedData, toViemTypedData } from "../../lib/x402/transfer-authorization";
@@ -41,6 +42,37 @@ export function setup(options: { env?: Record<string, string>; model?: MockLangu
   return { send, model, deps };
 }
 
+/**
+ * A wallet's EIP-3009 signature over `requirements` for `url`, with the nonce derived as the
+ * handler derives it (under `quoteSecret`): what a wallet's approval carries.
+ */
+export async function signApprovalFor(
+  payer: PrivateKeyAccount,
+  requirements: Record<string, unknown>,
+  options: { network: NetworkConfig; quoteSecret: string; url: string; method: "GET" | "POST"; validAfter: bigint; validBefore: bigint },
+) {
+  const { network, url, method, validAfter, validBefore } = options;
+  const selection = selectPayableRequirement({ x402Version: 2, accepts: [requirements] }, network);
+  if (!selection.ok) throw new Error(selection.reason);
+  const nonce = deriveAuthorizationNonce(options.quoteSecret, {
+    payer: payer.address,
+    payTo: selection.option.payTo,
+    amount: selection.option.amount,
+    asset: selection.option.asset,
+    network: selection.option.network,
+    chainId: network.chainId,
+    resource: url,
+    method,
+    validAfter,
+    validBefore,
+    requirements: selection.option.requirements,
+    intent: "",
+  });
+  const typedData = buildTransferTypedData(selection.option, payer.address, network.chainId, { validAfter, validBefore, nonce });
+  const signature = await payer.signTypedData(toViemTypedData(typedData));
+  return { typedData, signature };
+}
+
 /** A wallet's PAYMENT-SIGNATURE for a quote the handler will accept (its service is never reached). */
 export async function signedApproval(payer: PrivateKeyAccount): Promise<string> {
   const requirements = {
@@ -52,29 +84,17 @@ export async function signedApproval(payer: PrivateKeyAccount): Promise<string> 
     maxTimeoutSeconds: 120,
     extra: { name: "USD Coin", version: "2" },
   };
-  const selection = selectPayableRequirement({ x402Version: 2, accepts: [requirements] }, offlineNetwork);
-  if (!selection.ok) throw new Error(selection.reason);
   const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
-  const validAfter = nowSeconds - 60n;
-  const validBefore = nowSeconds + 600n;
   // Loopback port 9 is not allowlisted: the purchase is refused before connecting.
   const url = "http://127.0.0.1:9/paid";
-  const nonce = deriveAuthorizationNonce(QUOTE_SECRET, {
-    payer: payer.address,
-    payTo: selection.option.payTo,
-    amount: selection.option.amount,
-    asset: selection.option.asset,
-    network: selection.option.network,
-    chainId: offlineNetwork.chainId,
-    resource: url,
+  const { typedData, signature } = await signApprovalFor(payer, requirements, {
+    network: offlineNetwork,
+    quoteSecret: QUOTE_SECRET,
+    url,
     method: "GET",
-    validAfter,
-    validBefore,
-    requirements: selection.option.requirements,
-    intent: "",
+    validAfter: nowSeconds - 60n,
+    validBefore: nowSeconds + 600n,
   });
-  const typedData = buildTransferTypedData(selection.option, payer.address, offlineNetwork.chainId, { validAfter, validBefore, nonce });
-  const signature = await payer.signTypedData(toViemTypedData(typedData));
   const payload = { x402Version: 2, resource: { url, method: "GET" }, accepted: requirements, payload: { signature, authorization: typedData.message } };
   return Buffer.from(JSON.stringify(payload), "utf8").toString("base64");
 }

@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from "node:util";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { startLoopbackServer, type LoopbackServer } from "./loopback-server";
 
 /** What the service needs to know about the local world to ask for (and settle) payments. */
 export type HostileWorld = {
@@ -283,40 +284,10 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
 
 /**
  * A plain recording server (no x402) on a loopback address, to prove a refused target was never
- * connected to. `host` may be "127.0.0.1" or "::1".
+ * connected to: it answers every request with data that must never reach the agent.
  */
-export async function startRecordingServer(host = "127.0.0.1"): Promise<{
-  port: number;
-  origin: string;
-  connections(): number;
-  requests: { method: string; url: string; headers: IncomingMessage["headers"] }[];
-  close(): Promise<void>;
-}> {
-  let connections = 0;
-  const requests: { method: string; url: string; headers: IncomingMessage["headers"] }[] = [];
-  const server = createServer((request, response) => {
-    requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers });
-    sendJson(response, 200, { secret: "internal data that must never reach the agent" });
-  });
-  server.on("connection", () => {
-    connections += 1;
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, host, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    origin: host.includes(":") ? `http://[${host}]:${port}` : `http://${host}:${port}`,
-    connections: () => connections,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function startRecordingServer(host: "127.0.0.1" | "::1" = "127.0.0.1"): Promise<LoopbackServer> {
+  return startLoopbackServer((_request, response) => sendJson(response, 200, { secret: "internal data that must never reach the agent" }), { host });
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

@@ -1,6 +1,7 @@
 /**
- * Test support: a real HTTP server on 127.0.0.1 and a free port, which records every
- * connection and request, so tests can prove that a refused host was never connected to.
+ * Test support: a real HTTP server on a loopback address (127.0.0.1 unless told "::1") and a
+ * free port, which records every connection and request, so tests can prove that a refused host
+ * was never connected to.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,7 +26,8 @@ export type LoopbackHandler = (request: RecordedRequest, response: ServerRespons
  * const server = await startLoopbackServer((request, response) => response.end("ok"));
  * await server.close();
  */
-export async function startLoopbackServer(handler: LoopbackHandler): Promise<LoopbackServer> {
+export async function startLoopbackServer(handler: LoopbackHandler, options: { host?: "127.0.0.1" | "::1" } = {}): Promise<LoopbackServer> {
+  const host = options.host ?? "127.0.0.1";
   let connections = 0;
   const requests: RecordedRequest[] = [];
   const server = createServer((incoming, response) => {
@@ -45,11 +47,14 @@ export async function startLoopbackServer(handler: LoopbackHandler): Promise<Loo
   server.on("connection", () => {
     connections += 1;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     port,
-    origin: `http://127.0.0.1:${port}`,
+    origin: host === "::1" ? `http://[::1]:${port}` : `http://127.0.0.1:${port}`,
     connections: () => connections,
     requests,
     close: () =>
