@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useState, type ReactNode } from "react";
 import { useConnection } from "wagmi";
 import { formatUsdc } from "@/lib/money";
 import type { AssistantTurn } from "@/lib/client/chat-types";
@@ -170,36 +170,36 @@ export function ChatApp() {
         </main>
 
         <aside id="side-panel" className={`side-panel${panelOpen ? " side-panel--open" : ""}`} aria-label="Wallet, payer and limits">
-          <section className="panel" aria-labelledby="wallet-heading">
-            <h2 id="wallet-heading" className="panel__title">
-              Wallet
-            </h2>
+          <SidePanel id="wallet" title="Wallet">
             <WalletPanel refreshKey={settledCount} />
-          </section>
-          <section className="panel" aria-labelledby="payer-heading">
-            <h2 id="payer-heading" className="panel__title">
-              Who pays
-            </h2>
+          </SidePanel>
+          <SidePanel id="payer" title="Who pays">
             <PayerToggle value={payer} />
-          </section>
-          <section className="panel" aria-labelledby="limits-heading">
-            <h2 id="limits-heading" className="panel__title">
-              Spending limits
-            </h2>
+          </SidePanel>
+          <SidePanel id="limits" title="Spending limits">
             <LimitsPanel draft={limitsDraft} validation={limits} spentLastDay={spentLastDay} />
-          </section>
-          <section className="panel" aria-labelledby="receipts-heading">
-            <h2 id="receipts-heading" className="panel__title">
-              Receipts
-            </h2>
+          </SidePanel>
+          <SidePanel id="receipts" title="Receipts">
             <ReceiptsPanel receipts={receipts} now={minuteClock} />
             {/* The receipts are this browser's; the server's record of every payment is the history. */}
             <Link href="/payments" className="panel__link" data-testid="panel-history-link">
               Full payment history
             </Link>
-          </section>
+          </SidePanel>
         </aside>
       </div>
     </div>
+  );
+}
+
+/** One titled section of the side panel, labelled by its heading. */
+function SidePanel({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section className="panel" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`} className="panel__title">
+        {title}
+      </h2>
+      {children}
+    </section>
   );
 }
