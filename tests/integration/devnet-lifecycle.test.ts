@@ -111,8 +111,8 @@ describe("interval mining", () => {
     devnet = await startDevnet({ blockTimeSeconds: 1, confirmations: 2 });
     const chain = createPublicClient({ transport: http(devnet.rpcUrl) });
     const first = await chain.getBlockNumber({ cacheTime: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await chain.getBlockNumber({ cacheTime: 0 })).toBeGreaterThan(first);
+    // Polled, not slept: a new block within a few block times, with no transaction sent.
+    await expect.poll(() => chain.getBlockNumber({ cacheTime: 0 }), { timeout: 5_000, interval: 100 }).toBeGreaterThan(first);
 
     const account = privateKeyToAccount(devnet.accounts.agent.privateKey as Hex);
     const client = new x402Client()
