@@ -12,6 +12,7 @@ import { createFacilitator } from "./facilitator/create-facilitator";
 import { createFacilitatorSigner } from "./facilitator/facilitator-signer";
 import { startFacilitatorServer } from "./facilitator/facilitator-server";
 import { DevnetFaults } from "./faults";
+import { PaidRequestOutcomes } from "./services/paid-outcomes";
 import type { PaymentTerms } from "./services/payment-terms";
 import { coordinatesEntry, discoveryItem, startServices } from "./services/start-services";
 import { ALL_SERVICES } from "./services/service-catalog";
@@ -20,6 +21,8 @@ import { deployUsdc } from "./token/deploy-usdc";
 /** A running local world: its coordinates, its fault switches, and the way to stop it. */
 export type Devnet = DevnetCoordinates & {
   faults: DevnetFaults;
+  /** How paid requests past verification ended (tests wait on these instead of sleeping). */
+  paidRequests: PaidRequestOutcomes;
   /** Milliseconds from the call to `startDevnet` until everything answered. */
   readyInMs: number;
   /** The processes behind the chain, for tests that check nothing is left running. */
@@ -46,6 +49,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
   const options = DevnetOptions.parse(input);
   const stack: Stoppable[] = [];
   const faults = new DevnetFaults();
+  const paidRequests = new PaidRequestOutcomes();
   const stopAll = async () => {
     faults.stop();
     // Last started, first stopped: services, then the facilitator, then the chain.
@@ -110,6 +114,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       facilitatorTimeoutMs: options.facilitatorTimeoutMs,
       slowDelayMs: options.slowDelayMs,
       faults,
+      outcomes: paidRequests,
       onStarted: (host) => stack.push(host.stop),
     });
 
@@ -151,6 +156,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
     return {
       ...coordinates,
       faults,
+      paidRequests,
       readyInMs: Date.now() - startedAt,
       processes: { anvilPid: anvil.anvilPid, reaperPid: anvil.reaperPid, processTag: anvil.processTag },
       stop: () => (stopping ??= stopAll()),

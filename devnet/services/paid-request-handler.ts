@@ -5,6 +5,7 @@ import { sendJson, sendProblem } from "../http/json-response";
 import { LOOPBACK_HOST } from "../http/listen";
 import { readJsonBody } from "../http/read-json-body";
 import type { DemoService, ServiceContext, ServiceInput } from "./define-service";
+import type { PaidRequestOutcomes } from "./paid-outcomes";
 
 /** A demo service behind one x402 protocol version, ready to serve requests. */
 export type PaidServiceHandler = {
@@ -13,7 +14,7 @@ export type PaidServiceHandler = {
   accepts: Record<string, unknown>[];
 };
 
-export type HandlerEnvironment = { faults: DevnetFaults; slowDelayMs: number };
+export type HandlerEnvironment = { faults: DevnetFaults; slowDelayMs: number; outcomes: PaidRequestOutcomes };
 
 /** A request that passed the checks before payment: its URL and its inputs, wherever they came from. */
 export type AcceptedRequest = { url: URL; input: ServiceInput };
@@ -104,6 +105,18 @@ export type ProducedAnswer = { kind: "answer"; body: string } | { kind: "caller-
  * only happens for an answer that is about to be delivered.
  */
 export async function produceAnswer(
+  service: DemoService,
+  input: ServiceInput,
+  response: ServerResponse,
+  callerGone: AbortSignal,
+  environment: HandlerEnvironment,
+): Promise<ProducedAnswer> {
+  const produced = await answerOrRefuse(service, input, response, callerGone, environment);
+  environment.outcomes.record(produced.kind);
+  return produced;
+}
+
+async function answerOrRefuse(
   service: DemoService,
   input: ServiceInput,
   response: ServerResponse,

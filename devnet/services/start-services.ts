@@ -1,6 +1,7 @@
 import { formatUsdc } from "../../lib/money";
 import type { DiscoveryItem } from "../facilitator/discovery-catalog";
 import type { DevnetFaults } from "../faults";
+import type { PaidRequestOutcomes } from "./paid-outcomes";
 import { sendProblem } from "../http/json-response";
 import { exampleInput, type DemoService } from "./define-service";
 import { matchRoute, type PaidServiceHandler } from "./paid-request-handler";
@@ -16,6 +17,7 @@ export type StartServicesOptions = {
   facilitatorTimeoutMs: number;
   slowDelayMs: number;
   faults: DevnetFaults;
+  outcomes: PaidRequestOutcomes;
   /** Called for each server as soon as it listens, so that a failed start still stops it. */
   onStarted(host: ServiceHost): void;
 };
@@ -55,6 +57,7 @@ async function startService(service: DemoService, host: ServiceHost | undefined,
   const url = `${origin}${service.path}`;
   const shared = {
     faults: options.faults,
+    outcomes: options.outcomes,
     slowDelayMs: options.slowDelayMs,
     service,
     terms: options.terms,

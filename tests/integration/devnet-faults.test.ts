@@ -99,6 +99,7 @@ describe("facilitator faults", () => {
 
     // A paying client gives up; the service never got to verify, so nothing is spent.
     const before = await balances();
+    const callerGoneBefore = devnet.paidRequests.count("caller-gone");
     const gaveUp = await payingFetch()(service("weather").callUrl, { signal: AbortSignal.timeout(500) }).then(
       () => false,
       () => true,
@@ -107,8 +108,9 @@ describe("facilitator faults", () => {
 
     await devnet.faults.set({ facilitatorHangs: false });
     expect((await held).status).toBe(200);
-    // The released verify finds the caller gone, so the service does not settle.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The released verify finds the caller gone, so the service does not settle: waited for
+    // until the service has ended that request, then nothing can settle it any more.
+    await expect.poll(() => devnet.paidRequests.count("caller-gone"), { timeout: 5_000, interval: 20 }).toBe(callerGoneBefore + 1);
     expect(await balances()).toEqual(before);
   });
 });
