@@ -5,6 +5,7 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { offlineNetwork } from "../../tests/support/offline-fixtures";
+import { SIWX_CHAINS, SIWX_URL, siwxInfo } from "../../tests/support/siwx-fixtures";
 import { AppError } from "../errors";
 import { encodeSignInWithXHeader } from "../client/sign-in-header";
 import { buildSignInRequest } from "../x402/siwx-binding";
@@ -12,22 +13,15 @@ import { readSiwxChallenge } from "../x402/siwx-challenge";
 import { verifySignIn } from "./verify-sign-in";
 
 const SECRET = "unit-test-quote-secret-0123456789abcdef";
-const URL_ = "http://127.0.0.1:4021/archive/documents/doc-1";
+const URL_ = SIWX_URL;
 const wallet = privateKeyToAccount(generatePrivateKey());
 const stranger = privateKeyToAccount(generatePrivateKey());
 const NOW = Date.now();
 
 function offer(change: (info: Record<string, unknown>) => void = () => undefined) {
-  const info: Record<string, unknown> = {
-    domain: "127.0.0.1:4021",
-    uri: URL_,
-    version: "1",
-    nonce: "a1b2c3d4e5f67890a1b2c3d4e5f67890",
-    issuedAt: new Date(NOW - 1_000).toISOString(),
-    expirationTime: new Date(NOW + 120_000).toISOString(),
-  };
+  const info = siwxInfo(NOW, 120_000);
   change(info);
-  const challenge = readSiwxChallenge({ extensions: { "sign-in-with-x": { info, supportedChains: [{ chainId: "eip155:31337", type: "eip191" }] } } }, URL_, 31337, NOW)!;
+  const challenge = readSiwxChallenge({ extensions: { "sign-in-with-x": { info, supportedChains: SIWX_CHAINS } } }, URL_, 31337, NOW)!;
   return buildSignInRequest(SECRET, wallet.address, { url: URL_, method: "GET" }, challenge);
 }
 

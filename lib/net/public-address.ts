@@ -54,13 +54,6 @@ const IPV4_MAPPED = requireCidr("::ffff:0:0/96");
 const NAT64_WELL_KNOWN = requireCidr("64:ff9b::/96");
 const SIX_TO_FOUR = requireCidr("2002::/16");
 
-function ipv4From(bytes: Uint8Array): IpAddress {
-  return { version: 4, bytes };
-}
-
-function dotted(bytes: Uint8Array): string {
-  return Array.from(bytes).join(".");
-}
 
 function hexGroups(bytes: Uint8Array): string {
   const groups: string[] = [];
@@ -68,17 +61,18 @@ function hexGroups(bytes: Uint8Array): string {
   return groups.join(":");
 }
 
-function isPublicIpv4(address: IpAddress): boolean {
-  return !NON_PUBLIC_IPV4.check(dotted(address.bytes), "ipv4");
+/** `bytes`: the four bytes of an IPv4 address, alone or read out of an IPv6 form that carries one. */
+function isPublicIpv4(bytes: Uint8Array): boolean {
+  return !NON_PUBLIC_IPV4.check(Array.from(bytes).join("."), "ipv4");
 }
 
 function isPublicIpv6(address: IpAddress): boolean {
   // Forms that carry an IPv4 address are as public as the address they carry.
   if (cidrContains(IPV4_MAPPED, address) || cidrContains(NAT64_WELL_KNOWN, address)) {
-    return isPublicIpv4(ipv4From(address.bytes.slice(12, 16)));
+    return isPublicIpv4(address.bytes.slice(12, 16));
   }
   if (cidrContains(SIX_TO_FOUR, address)) {
-    return isPublicIpv4(ipv4From(address.bytes.slice(2, 6)));
+    return isPublicIpv4(address.bytes.slice(2, 6));
   }
   // Matched in the full eight-group form made from the parsed bytes, never the caller's text.
   const text = hexGroups(address.bytes);
@@ -99,5 +93,5 @@ function isPublicIpv6(address: IpAddress): boolean {
 export function isPublicAddress(ip: string): boolean {
   const address = parseIpAddress(ip);
   if (!address) return false;
-  return address.version === 4 ? isPublicIpv4(address) : isPublicIpv6(address);
+  return address.version === 4 ? isPublicIpv4(address.bytes) : isPublicIpv6(address);
 }

@@ -17,11 +17,11 @@ import "server-only";
  * agent has already proven on chain moved exactly the quoted amount under this authorization.
  * Nothing here ever throws: a receipt that fails is reported, with why, never hidden.
  */
-import { decodePaymentResponseHeader } from "@x402/core/http";
 import { hashReceiptTypedData } from "@x402/extensions/offer-receipt";
 import { getAddress, type Address, type Hex } from "viem";
 import type { PaymentReceipt } from "../stream";
 import { withinJsonLimits } from "./json-limits";
+import { decodeSettlementHeader } from "./read-settlement";
 import { verifyJwsReceipt } from "./jws-receipt";
 import { recoverSigner } from "../crypto/secp256k1";
 import { ReceiptPayload, SignedReceipt } from "./signed-receipt";
@@ -50,15 +50,7 @@ export type CheckedReceipt = { receipt: PaymentReceipt; signed: SignedReceipt | 
 
 /** The receipt a settlement header carries, or undefined when the service sent none. */
 export function receiptInSettlement(headers: Headers): { value: unknown } | undefined {
-  const header = headers.get("PAYMENT-RESPONSE") ?? headers.get("X-PAYMENT-RESPONSE");
-  if (!header) return undefined;
-  let settlement: unknown;
-  try {
-    settlement = decodePaymentResponseHeader(header);
-  } catch {
-    return undefined;
-  }
-  const value = dig(settlement, ["extensions", "offer-receipt", "info", "receipt"]);
+  const value = dig(decodeSettlementHeader(headers), ["extensions", "offer-receipt", "info", "receipt"]);
   return value === undefined ? undefined : { value };
 }
 

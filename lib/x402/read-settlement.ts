@@ -19,13 +19,18 @@ const Settlement = z.looseObject({
 });
 export type Settlement = z.infer<typeof Settlement>;
 
-export function readSettlement(headers: Headers): Settlement | undefined {
+/** The settlement header, decoded but unchecked; undefined when absent or not decodable. */
+export function decodeSettlementHeader(headers: Headers): unknown {
   const header = headers.get("PAYMENT-RESPONSE") ?? headers.get("X-PAYMENT-RESPONSE");
   if (!header) return undefined;
   try {
-    const parsed = Settlement.safeParse(decodePaymentResponseHeader(header));
-    return parsed.success ? parsed.data : undefined;
+    return decodePaymentResponseHeader(header);
   } catch {
     return undefined;
   }
+}
+
+export function readSettlement(headers: Headers): Settlement | undefined {
+  const parsed = Settlement.safeParse(decodeSettlementHeader(headers));
+  return parsed.success ? parsed.data : undefined;
 }

@@ -14,7 +14,8 @@ import { getAddress } from "viem";
 import { canonicalJson } from "./authorization-nonce";
 import type { CallMethod } from "./input-contract";
 import { MAX_REQUEST_BODY_CHARS, RequestContentType } from "./request-body";
-import { challengeExpiresAt, CompleteSiwxInfo } from "./siwx-challenge";
+import { CompleteSiwxInfo } from "../stream/siwx-info";
+import { challengeExpiresAt } from "./siwx-challenge";
 
 /** The request a sign-in is for, sent again unchanged when the service takes it. */
 export type SignInTarget = { url: string; method: string; body?: string; contentType?: RequestContentType };

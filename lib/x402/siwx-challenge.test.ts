@@ -1,23 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { SIWX_CHAINS, SIWX_URL, siwxInfo } from "../../tests/support/siwx-fixtures";
 import { challengeExpiresAt, readSiwxChallenge } from "./siwx-challenge";
 
 const NOW = Date.parse("2030-01-01T12:00:00.000Z");
-const URL_ = "http://127.0.0.1:4021/archive/documents/doc-1";
+const URL_ = SIWX_URL;
 
 /** A 402 body as the spec's example has it, for our origin and chain, with `change` applied. */
 function required(change: (extension: { info: Record<string, unknown>; supportedChains: Record<string, unknown>[] }) => void = () => undefined) {
   const extension = {
-    info: {
-      domain: "127.0.0.1:4021",
-      uri: URL_,
-      version: "1",
-      nonce: "a1b2c3d4e5f67890a1b2c3d4e5f67890",
-      issuedAt: new Date(NOW - 1_000).toISOString(),
-      expirationTime: new Date(NOW + 299_000).toISOString(),
-      statement: "Sign in to get again what this wallet already paid for.",
-      resources: [URL_],
-    },
-    supportedChains: [{ chainId: "eip155:31337", type: "eip191" }],
+    info: siwxInfo(NOW, 299_000, { statement: "Sign in to get again what this wallet already paid for.", resources: [URL_] }),
+    supportedChains: SIWX_CHAINS as Record<string, unknown>[],
   };
   change(extension);
   return { x402Version: 2, accepts: [], extensions: { "sign-in-with-x": extension } };

@@ -9,9 +9,7 @@
  */
 import type { CompleteSIWxInfo } from "@x402/extensions/sign-in-with-x";
 import { z } from "zod";
-import { CompleteSiwxInfo, SiwxInfo } from "../stream/siwx-info";
-
-export { CompleteSiwxInfo, SiwxInfo };
+import { SiwxInfo } from "../stream/siwx-info";
 
 /**
  * The extension's key and header name. Spelled here rather than imported, because the browser

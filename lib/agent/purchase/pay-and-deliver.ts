@@ -52,14 +52,7 @@ export async function payAndDeliver(
   const timeout = AbortSignal.timeout(Math.max(1, endsAt - now()));
   let response: Response;
   try {
-    response = await deps.fetch(quote.url, {
-      method: quote.method,
-      body: quote.body,
-      headers: { ...requestHeaders(quote.body, quote.contentType), [headerName]: header },
-      // The header is for this URL only: a redirect is an answer, not a place to send money.
-      redirect: "manual",
-      signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
-    });
+    response = await sendWithProof(deps.fetch, quote, { header: headerName, value: header }, request.signal ? AbortSignal.any([request.signal, timeout]) : timeout);
   } catch (error) {
     if (GuardedFetchError.isInstance(error) && !error.requestMayHaveArrived) {
       await giveBack();
@@ -101,6 +94,25 @@ export async function payAndDeliver(
   // settle it, now or later, so the chain decides.
   const why = settlement?.errorReason ? ` ${describeServiceText("reason", settlement.errorReason)}` : "";
   return provePayment(deps, request, quote, giveBack, { message: `${quote.service} answered HTTP ${response.status} to the payment${why}.`, knownTxHash });
+}
+
+/**
+ * Sends a call once with one proof header (a payment or a sign-in). The proof is for this URL
+ * only: the request follows no redirect, which is an answer, not a place to send the proof.
+ */
+export function sendWithProof(
+  fetch: PurchaseDependencies["fetch"],
+  call: { url: string; method: string; body?: string; contentType?: RequestContentType },
+  proof: { header: string; value: string },
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  return fetch(call.url, {
+    method: call.method,
+    body: call.body,
+    headers: { ...requestHeaders(call.body, call.contentType), [proof.header]: proof.value },
+    redirect: "manual",
+    signal,
+  });
 }
 
 /** The headers of a call to a service: the body's content type is the one its quote covers. */

@@ -7,14 +7,15 @@ import { parseSIWxHeader, validateSIWxMessage, verifySIWxSignature } from "@x402
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeEach, describe, expect, it } from "vitest";
 import { offlineNetwork } from "../../../tests/support/offline-fixtures";
+import { SIWX_CHAINS, SIWX_ORIGIN, SIWX_URL, siwxInfo } from "../../../tests/support/siwx-fixtures";
 import { createMemoryStore } from "../../store/create-memory-store";
 import { StreamWriter, type PaymentEvent } from "../../stream";
 import { PaymentTracker } from "./payment-tracker";
 import type { PurchaseDependencies, PurchaseRequest } from "./purchase-types";
 import { signInInstead } from "./sign-in-instead";
 
-const ORIGIN = "http://127.0.0.1:4021";
-const URL_ = `${ORIGIN}/archive/documents/doc-1`;
+const ORIGIN = SIWX_ORIGIN;
+const URL_ = SIWX_URL;
 const agent = privateKeyToAccount(generatePrivateKey());
 const someoneElse = privateKeyToAccount(generatePrivateKey());
 
@@ -69,18 +70,9 @@ function request(payer: PurchaseRequest["payer"] = { kind: "agent", account: age
 }
 
 function challenge(change: (info: Record<string, unknown>) => void = () => undefined) {
-  const now = Date.now();
-  const info: Record<string, unknown> = {
-    domain: "127.0.0.1:4021",
-    uri: URL_,
-    version: "1",
-    nonce: "a1b2c3d4e5f67890a1b2c3d4e5f67890",
-    issuedAt: new Date(now - 1_000).toISOString(),
-    expirationTime: new Date(now + 290_000).toISOString(),
-    resources: [URL_],
-  };
+  const info = siwxInfo(Date.now(), 290_000, { resources: [URL_] });
   change(info);
-  return { x402Version: 2, accepts: [], extensions: { "sign-in-with-x": { info, supportedChains: [{ chainId: "eip155:31337", type: "eip191" }] } } };
+  return { x402Version: 2, accepts: [], extensions: { "sign-in-with-x": { info, supportedChains: SIWX_CHAINS } } };
 }
 
 describe("signInInstead", () => {

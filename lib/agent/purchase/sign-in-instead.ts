@@ -11,7 +11,7 @@ import { createSIWxPayload, encodeSIWxHeader, SIGN_IN_WITH_X, type CompleteSIWxI
 import type { SignInRequest } from "../../stream";
 import { buildSignInRequest, type SignedIn } from "../../x402/siwx-binding";
 import { readSiwxChallenge } from "../../x402/siwx-challenge";
-import { requestHeaders } from "./pay-and-deliver";
+import { sendWithProof } from "./pay-and-deliver";
 import type { PurchaseDependencies, PurchaseOutcome, PurchaseRequest } from "./purchase-types";
 import { readServiceData } from "./service-data";
 
@@ -50,14 +50,7 @@ export async function askSignedIn(
 ): Promise<SignedInOutcome | undefined> {
   let response: Response;
   try {
-    response = await deps.fetch(request.url, {
-      method: request.method,
-      body: request.body,
-      headers: { ...requestHeaders(request.body, request.contentType), [SIGN_IN_WITH_X]: header },
-      // The sign-in is for this origin only; a redirect is an answer, not a place to sign in.
-      redirect: "manual",
-      signal: request.signal,
-    });
+    response = await sendWithProof(deps.fetch, request, { header: SIGN_IN_WITH_X, value: header }, request.signal);
   } catch {
     return undefined;
   }
