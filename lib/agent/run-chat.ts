@@ -107,7 +107,7 @@ export function startChatRun(
               approved,
             ),
         );
-        pushToolExchange(messages, `approved-${"paymentId" in outcome ? outcome.paymentId : "free"}`, approvedCallInput(approved), outcome);
+        pushToolExchange(messages, `approved-${"paymentId" in outcome ? outcome.paymentId : "free"}`, callInput(approved), outcome);
       } else if (input.confirmed && !input.walletAddress && deps.agentAccount) {
         // The person's go-ahead for a URL of unknown origin: the agent wallet pays exactly that.
         const terms = input.confirmed;
@@ -119,14 +119,12 @@ export function startChatRun(
           deadline: deadline - FINISH_MARGIN_MS,
           signal: controller.signal,
         });
-        const call = { url: terms.url, method: terms.method, ...(terms.body === undefined ? {} : bodyInput(terms.body, terms.contentType)) };
-        pushToolExchange(messages, `confirmed-${"paymentId" in outcome ? outcome.paymentId : "refused"}`, call, outcome);
+        pushToolExchange(messages, `confirmed-${"paymentId" in outcome ? outcome.paymentId : "refused"}`, callInput(terms), outcome);
       } else if (input.signedIn && input.walletAddress) {
         // The user's wallet signed in instead of paying: the service serves it if it paid before.
         const signedIn = input.signedIn;
         const outcome = await runSignedIn(purchaseDependenciesOf(deps), signedIn, { tracker: run.tracker, signal: controller.signal });
-        const call = { url: signedIn.url, method: signedIn.method, ...(signedIn.body === undefined ? {} : bodyInput(signedIn.body, signedIn.contentType)) };
-        pushToolExchange(messages, `signed-in-${signedIn.nonce}`, call, outcome);
+        pushToolExchange(messages, `signed-in-${signedIn.nonce}`, callInput(signedIn), outcome);
       }
       const result = streamText({
         model,
@@ -202,10 +200,9 @@ function describeFailure(error: unknown, signal: AbortSignal): ErrorEvent {
   return { code: "model_error", message: "The language model failed while answering. Any payment made is listed in the outcome." };
 }
 
-/** The approved body as the tool call's input would give it: JSON or form fields, or text, with its type. */
-/** The call a signed approval stands for, as the model would have made it. */
-function approvedCallInput(approved: ApprovedPayment): Record<string, unknown> {
-  return { url: approved.url, method: approved.method, ...(approved.body === undefined ? {} : bodyInput(approved.body, approved.contentType)) };
+/** The call an approval, a go-ahead or a sign-in stands for, as the model would have made it. */
+function callInput(call: { url: string; method: string; body?: string; contentType?: string }): Record<string, unknown> {
+  return { url: call.url, method: call.method, ...(call.body === undefined ? {} : bodyInput(call.body, call.contentType)) };
 }
 
 /**
@@ -219,6 +216,7 @@ function pushToolExchange(messages: ModelMessage[], toolCallId: string, call: Re
   );
 }
 
+/** The body as the tool call's input would give it: JSON or form fields, or text, with its type. */
 function bodyInput(body: string, contentType: string | undefined): { body: unknown; bodyType: BodyType } {
   const bodyType = bodyTypeOf(contentType) ?? "json";
   if (bodyType === "form-data") return { body: Object.fromEntries(new URLSearchParams(body)), bodyType };

@@ -43,27 +43,11 @@ export function retryAdviceFor(outcome: PurchaseOutcome | { status: "refused"; m
   const identity = serviceDeduplicates
     ? ` The service deduplicates on this purchase's payment identifier, so a later retry sends the same identifier and the service answers it with its first result instead of charging again.`
     : "";
+  const advise = (advice: string): RetryAdvice => ({ safe: true, serviceDeduplicates, ...(paymentIdentifier ? { paymentIdentifier } : {}), advice });
   if (outcome.status === "pending") {
-    return {
-      safe: true,
-      serviceDeduplicates,
-      ...(paymentIdentifier ? { paymentIdentifier } : {}),
-      advice: `The outcome is not known yet and the chain decides it. Do not call the service again for this: the same call returns this same outcome and is never paid twice.${identity}`,
-    };
+    return advise(`The outcome is not known yet and the chain decides it. Do not call the service again for this: the same call returns this same outcome and is never paid twice.${identity}`);
   }
-  if (outcome.txHash) {
-    return {
-      safe: true,
-      serviceDeduplicates,
-      ...(paymentIdentifier ? { paymentIdentifier } : {}),
-      advice: "This purchase is paid (the transaction is on chain). Calling again returns this recorded result; it is never paid a second time.",
-    };
-  }
+  if (outcome.txHash) return advise("This purchase is paid (the transaction is on chain). Calling again returns this recorded result; it is never paid a second time.");
   if (!serviceDeduplicates) return undefined;
-  return {
-    safe: true,
-    serviceDeduplicates,
-    paymentIdentifier,
-    advice: `Nothing was spent. The same call again in this request returns this same result; the user may retry the request later.${identity}`,
-  };
+  return advise(`Nothing was spent. The same call again in this request returns this same result; the user may retry the request later.${identity}`);
 }
