@@ -23,6 +23,7 @@ import { clientKeyOf } from "./client-key";
 import { enforceRateLimit } from "./rate-limit";
 import { bindApprovalToRequest } from "./bind-approval-request";
 import { readBoundedJson } from "../net/read-bounded-json";
+import { settleWithin } from "../timeout";
 import { verifyApproval } from "./verify-approval";
 import { readSignIn } from "./verify-sign-in";
 import { SIGN_IN_HEADER } from "../x402/siwx-binding";
@@ -114,7 +115,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       // the stream must go out whatever happens, so that the payment is reported.
       if (!approved && !confirmed) {
         try {
-          await Promise.race([started.modelReady, started.done, timeout(MODEL_READY_TIMEOUT_MS)]);
+          await settleWithin(Promise.race([started.modelReady, started.done]), MODEL_READY_TIMEOUT_MS, `no answer within ${MODEL_READY_TIMEOUT_MS} ms`);
         } catch (cause) {
           started.abort(cause);
           throw new AppError("unavailable:model", { retryAfterSeconds: 10, cause, details: String(cause) });
@@ -226,13 +227,6 @@ async function claimInFlight(store: IdempotencyStore, requestKey: string): Promi
     (released ??= store.release(key).catch((error: unknown) => {
       console.error(JSON.stringify({ level: "error", event: "in-flight-release-failed", error: String(error) }));
     }));
-}
-
-function timeout(ms: number): Promise<never> {
-  return new Promise((_, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    timer.unref?.();
-  });
 }
 
 function fieldErrors(error: z.ZodError): FieldError[] {

@@ -2,7 +2,7 @@
  * The guarded fetch's bounds (redirects, time, size) against real loopback servers that the
  * allowlist admits.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { expectRefusal } from "../../tests/support/expect-refusal";
 import { allowService, other, service, startLoopbackServices, stopLoopbackServices } from "../../tests/support/loopback-services";
 import { createGuardedFetch } from "./guarded-fetch";
@@ -73,6 +73,24 @@ describe("time and size bounds", () => {
 
   it("times out a body that never ends", async () => {
     await expectRefusal(createGuardedFetch({ allowlist: allowService(), timeoutMs: 300 })(`${service.origin}/slow-body`), "timeout");
+  });
+
+  it("stops its timer once the answer is read, on success and on refusal", async () => {
+    // A timer left running holds the request's async context (on a server, the whole request)
+    // until it fires: under load, every finished turn stayed in memory for the timeout's length.
+    const started = vi.spyOn(globalThis, "setTimeout");
+    const stopped = vi.spyOn(globalThis, "clearTimeout");
+    try {
+      const guardedFetch = createGuardedFetch({ allowlist: allowService(), timeoutMs: 7_777, maxResponseBytes: 1024 });
+      expect((await guardedFetch(`${service.origin}/echo`)).status).toBe(200);
+      await expectRefusal(guardedFetch(`${service.origin}/bytes?size=1025`), "response_too_large");
+      const timers = started.mock.calls.flatMap((call, index) => (call[1] === 7_777 ? [started.mock.results[index]?.value as unknown] : []));
+      expect(timers).toHaveLength(2);
+      for (const timer of timers) expect(stopped.mock.calls.map(([handle]) => handle)).toContain(timer);
+    } finally {
+      started.mockRestore();
+      stopped.mockRestore();
+    }
   });
 
   it("keeps a caller's abort as the caller's reason", async () => {

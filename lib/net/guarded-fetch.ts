@@ -22,6 +22,7 @@ import { GuardedFetchError } from "./guarded-fetch-error";
 import { compileAllowlist } from "./outbound-allowlist";
 import { assertOutboundUrl, parseOutboundUrl } from "./outbound-url";
 import { readCappedBody } from "./read-capped-body";
+import { timeoutSignal } from "../timeout";
 
 export { GuardedFetchError, GUARDED_FETCH_ERROR_CODES, type GuardedFetchErrorCode } from "./guarded-fetch-error";
 export { isPublicAddress } from "./public-address";
@@ -163,15 +164,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     return response;
   }
 
-  return async function guardedFetch(input, init) {
-    // URL checks come first: `new Request` itself throws on credentials, with the URL in the message.
-    const firstUrl = parseOutboundUrl(input);
-    assertOutboundUrl(firstUrl);
-    const request = new Request(input, init);
-    if (request.signal.aborted) throw request.signal.reason;
-
-    const timeout = AbortSignal.timeout(settings.timeoutMs);
-    const signals: Signals = { caller: request.signal, timeout, combined: AbortSignal.any([request.signal, timeout]) };
+  async function fetchHops(request: Request, firstUrl: URL, signals: Signals): Promise<Response> {
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
 
     let hop: Hop = { url: firstUrl, method: request.method, headers: new Headers(request.headers), body };
@@ -196,6 +189,22 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         // Once a hop answered, the request reached a server, whatever happens next.
         throw answered && GuardedFetchError.isInstance(error) ? error.afterEarlierHop() : error;
       }
+    }
+  }
+
+  return async function guardedFetch(input, init) {
+    // URL checks come first: `new Request` itself throws on credentials, with the URL in the message.
+    const firstUrl = parseOutboundUrl(input);
+    assertOutboundUrl(firstUrl);
+    const request = new Request(input, init);
+    if (request.signal.aborted) throw request.signal.reason;
+
+    // The response's body is read whole below, so the timer is stopped when this returns.
+    const timeout = timeoutSignal(settings.timeoutMs);
+    try {
+      return await fetchHops(request, firstUrl, { caller: request.signal, timeout: timeout.signal, combined: AbortSignal.any([request.signal, timeout.signal]) });
+    } finally {
+      timeout.clear();
     }
   };
 }

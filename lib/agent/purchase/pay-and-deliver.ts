@@ -7,6 +7,7 @@
  */
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { formatUsdc } from "../../money";
+import { timeoutSignal } from "../../timeout";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { readSettlement } from "../../x402/read-settlement";
 import { DEFAULT_CONTENT_TYPE, type RequestContentType } from "../../x402/request-body";
@@ -49,10 +50,29 @@ export async function payAndDeliver(
   // An agent authorization is useless to the service after validBefore, and its proof must fit
   // in the request, so the paid request ends by then; a user's waits no longer than the request.
   const endsAt = quote.payerKind === "agent" ? Math.min(Number(quote.validBefore) * 1000, request.deadline) : request.deadline;
-  const timeout = AbortSignal.timeout(Math.max(1, endsAt - now()));
+  const timeout = timeoutSignal(Math.max(1, endsAt - now()));
+  try {
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
+    return await sendAndDeliver(deps, request, quote, { header: headerName, value: header }, signal, giveBack);
+  } finally {
+    timeout.clear();
+  }
+}
+
+/** The paid request and its answer: delivered data, or the chain's word on the payment. */
+async function sendAndDeliver(
+  deps: PurchaseDependencies,
+  request: PaidRequest,
+  quote: Quote,
+  paymentHeader: { header: string; value: string },
+  signal: AbortSignal,
+  giveBack: () => Promise<void>,
+): Promise<PurchaseOutcome> {
+  const { tracker } = request;
+  const amount = formatUsdc(quote.option.amount);
   let response: Response;
   try {
-    response = await sendWithProof(deps.fetch, quote, { header: headerName, value: header }, request.signal ? AbortSignal.any([request.signal, timeout]) : timeout);
+    response = await sendWithProof(deps.fetch, quote, paymentHeader, signal);
   } catch (error) {
     if (GuardedFetchError.isInstance(error) && !error.requestMayHaveArrived) {
       await giveBack();
