@@ -7,33 +7,17 @@ import { BoundedCache } from "../x402/bounded-cache";
 import { readRecordedReceipt } from "./recorded-receipt";
 import { FINAL_STATUSES, type HistoryQuery, type JournalEntry, type JournalEvent, type PaymentJournal, type PaymentRecord } from "./payment-journal";
 
-/** Columns a later step may fill in; a step that leaves one out keeps its stored value. */
-const KEPT = ["nonce", "request_key", "conversation_id", "service", "resource", "method", "amount", "asset", "network", "pay_to", "valid_after", "valid_before", "reason", "message", "tx_hash", "receipt"] as const;
-const COLUMNS = ["id", "status", "payer", "payer_kind", ...KEPT, "created_at", "updated_at"] as const;
-type Column = (typeof COLUMNS)[number];
-const place = (column: Column) => `$${COLUMNS.indexOf(column) + 1}`;
-const PAYER_KIND_GIVEN = `$${COLUMNS.length + 1}`;
-const DETAILS = `$${COLUMNS.length + 2}`;
-
 /**
- * One journal step as one statement, so one round trip and atomic: the payment's row is upserted
- * and its event appended from what the upsert returned (a data-modifying WITH). The text is
- * built once: this runs five times per paid turn, and building it per call through the query
- * builder cost more CPU than the database's own work.
+ * One journal step is one call of record_payment_step (migration 0007): one round trip, atomic,
+ * and planned once per connection. Arguments are passed by name, so this list and the
+ * function's signature cannot drift apart by position.
  */
-const RECORD_STEP = `
-  WITH saved AS (
-    INSERT INTO payments (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(place).join(", ")})
-    ON CONFLICT (id) DO UPDATE SET
-      status = excluded.status,
-      updated_at = excluded.updated_at,
-      payer = coalesce(nullif(excluded.payer, ''), payments.payer),
-      payer_kind = CASE WHEN ${PAYER_KIND_GIVEN}::boolean THEN excluded.payer_kind ELSE payments.payer_kind END,
-      ${KEPT.map((column) => `${column} = coalesce(excluded.${column}, payments.${column})`).join(",\n      ")}
-    RETURNING id
-  )
-  INSERT INTO payment_events (payment_id, status, at, details)
-  SELECT id, ${place("status")}, ${place("created_at")}, ${DETAILS}::jsonb FROM saved`;
+const STEP_ARGUMENTS = [
+  "id", "status", "payer", "payer_kind", "payer_kind_given", "nonce", "request_key", "conversation_id", "service", "resource",
+  "method", "amount", "asset", "network", "pay_to", "valid_after", "valid_before", "reason", "message", "tx_hash", "receipt", "at", "details",
+] as const;
+type StepArgument = (typeof STEP_ARGUMENTS)[number];
+const RECORD_STEP = `SELECT record_payment_step(${STEP_ARGUMENTS.map((name, index) => `p_${name} => $${index + 1}`).join(", ")})`;
 
 /** Payer and payee pairs remembered as "paid before"; beyond it the database answers again. */
 const PAID_PAIRS_REMEMBERED = 10_000;
@@ -48,11 +32,12 @@ export class DatabaseJournal implements PaymentJournal {
 
   async record(entry: JournalEntry): Promise<void> {
     const { id, status, at, ...details } = entry;
-    const row: Record<Column, string | number | null> = {
+    const step: Record<StepArgument, string | number | boolean | null> = {
       id,
       status,
       payer: entry.payer?.toLowerCase() ?? "",
       payer_kind: entry.payerKind ?? "agent",
+      payer_kind_given: entry.payerKind !== undefined,
       nonce: entry.nonce ?? null,
       request_key: entry.requestKey ?? null,
       conversation_id: entry.conversationId ?? null,
@@ -69,11 +54,10 @@ export class DatabaseJournal implements PaymentJournal {
       message: entry.message ?? null,
       tx_hash: entry.txHash ?? null,
       receipt: entry.receipt ? JSON.stringify(entry.receipt) : null,
-      created_at: at,
-      updated_at: at,
+      at,
+      details: JSON.stringify(details, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
     };
-    const detailsJson = JSON.stringify(details, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
-    await this.db.executeQuery(CompiledQuery.raw(RECORD_STEP, [...COLUMNS.map((column) => row[column]), entry.payerKind !== undefined, detailsJson]));
+    await this.db.executeQuery(CompiledQuery.raw(RECORD_STEP, STEP_ARGUMENTS.map((name) => step[name])));
   }
 
   async get(id: string): Promise<PaymentRecord | undefined> {
