@@ -5,7 +5,7 @@ import "server-only";
  * ending with exactly one `d:` line.
  */
 import { BaseError } from "../base-error";
-import { stepCountIs, streamText, type JSONValue, type ModelMessage } from "ai";
+import { experimental_streamTextLowMemory as streamTextOnce, stepCountIs, type JSONValue, type ModelMessage } from "ai";
 import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { ErrorEvent, StreamWriter } from "../stream";
@@ -126,7 +126,11 @@ export function startChatRun(
         const outcome = await runSignedIn(purchaseDependenciesOf(deps), signedIn, { tracker: run.tracker, signal: controller.signal });
         pushToolExchange(messages, `signed-in-${signedIn.nonce}`, callInput(signedIn), outcome);
       }
-      const result = streamText({
+      // streamText's engine with a single consumer: the stream is read once, here, so the AI SDK
+      // neither tees it nor keeps a replay of every part for later readers. Measured under 50
+      // concurrent paid turns, the tee and replay were a large share of the ~10 MB each turn
+      // allocated (see BENCHMARKS.md).
+      const result = streamTextOnce({
         model,
         system: buildSystemPrompt({ networkName: deps.network.name, payer, limits: input.limits }),
         messages,
