@@ -18,7 +18,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}", "devnet/**/*.test.ts", "scripts/**/*.test.ts", "tests/conformance/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}", "devnet/**/*.test.ts", "scripts/**/*.test.ts", "tests/conformance/**/*.test.ts", "*.test.ts"],
           environment: "node",
         },
       },

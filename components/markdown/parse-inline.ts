@@ -1,11 +1,13 @@
 /**
- * Inline syntax inside one block: code spans, links, bare and angle-bracket URLs, strong,
+ * Inline syntax inside one block: code spans, links (a label that names another URL than the
+ * link's shows the real one, link-label.ts), bare and angle-bracket URLs, strong,
  * emphasis, strikethrough, escapes and line breaks. One left-to-right pass; every closing
  * position comes from inline-tables.ts or bare-urls.ts in constant (amortised) time, and
  * nested content (a link's label, emphasised text) is parsed again only up to MAX_DEPTH.
  */
 import { BareUrls } from "./bare-urls";
 import { InlineTables, type Delimiter } from "./inline-tables";
+import { honestLinkLabel } from "./link-label";
 import { MAX_DEPTH, isSpace, isWordChar, type Inline, type StepCounter } from "./markdown-types";
 import { safeLinkHref } from "./safe-link";
 
@@ -114,9 +116,10 @@ export function parseInline(text: string, depth = 0, ctx: StepCounter = { steps:
       if (end !== -1) {
         flush();
         const label = nested(index + 1, close);
-        ctx.steps += end - close;
+        // The destination, and the label once more for honestLinkLabel's look at its text.
+        ctx.steps += end - index;
         const href = safeLinkHref(destinationUrl(text.slice(close + 2, end)));
-        if (href) nodes.push({ type: "link", href, children: label });
+        if (href) nodes.push({ type: "link", href, children: honestLinkLabel(label, href) });
         else nodes.push(...label);
         index = end + 1;
         continue;

@@ -3,7 +3,9 @@
  * block quotes, fenced code, rules, GitHub-style tables, and inline code, bold, italic,
  * strikethrough and links. It produces a tree, never HTML: the renderer turns the tree into
  * React elements, so raw HTML in the text stays text. Links survive only when they are
- * absolute http(s) URLs. Half-written syntax (the stream is mid-sentence) stays literal text.
+ * absolute http(s) URLs, and a link whose text is a URL or domain it does not go to shows its
+ * real destination instead (link-label.ts). Half-written syntax (the stream is mid-sentence)
+ * stays literal text.
  *
  * Why parsing takes linear time (the text comes from a model that other data can steer, so
  * it must not be able to make the page freeze):

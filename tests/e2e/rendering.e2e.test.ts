@@ -385,3 +385,17 @@ describe("chat page rendering (scripted streams)", () => {
     }
   });
 });
+
+describe("security headers of the built server", () => {
+  it("forbids framing and sniffing, and sends no referrer, on the pages and the API", async () => {
+    for (const pathname of ["/", "/payments", "/api/network", "/api/payments"]) {
+      const response = await fetch(`${baseUrl}${pathname}`, { redirect: "manual" });
+      await response.body?.cancel();
+      expect(response.status, pathname).toBeLessThan(500);
+      expect(response.headers.get("content-security-policy"), pathname).toBe("frame-ancestors 'none'");
+      expect(response.headers.get("x-frame-options"), pathname).toBe("DENY");
+      expect(response.headers.get("x-content-type-options"), pathname).toBe("nosniff");
+      expect(response.headers.get("referrer-policy"), pathname).toBe("no-referrer");
+    }
+  });
+});
