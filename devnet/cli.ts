@@ -1,9 +1,9 @@
 /**
  * `npm run devnet`: starts the local x402 world, writes its coordinates file, prints them, and
  * stays up until Ctrl-C or SIGTERM, then stops everything. Flags: `--block-time <seconds>`,
- * `--confirmations <n>`, `--slow-delay-ms <ms>`, `--settle-timeout-ms <ms>`, `--file <path>`
- * (environment: DEVNET_BLOCK_TIME, DEVNET_CONFIRMATIONS, DEVNET_SLOW_DELAY_MS,
- * DEVNET_SETTLE_TIMEOUT_MS, DEVNET_FILE).
+ * `--heartbeat <seconds>`, `--confirmations <n>`, `--slow-delay-ms <ms>`, `--settle-timeout-ms
+ * <ms>`, `--file <path>` (environment: DEVNET_BLOCK_TIME, DEVNET_HEARTBEAT, DEVNET_CONFIRMATIONS,
+ * DEVNET_SLOW_DELAY_MS, DEVNET_SETTLE_TIMEOUT_MS, DEVNET_FILE).
  */
 import { resolve } from "node:path";
 import { describeDevnet } from "./describe-devnet";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CLOCK_SKEW_SECONDS } from "../lib/agent/purchase/authorization-window";
 import { DevnetOptions, parseDevnetCliOptions } from "./devnet-options";
 
 describe("parseDevnetCliOptions", () => {
@@ -9,6 +10,12 @@ describe("parseDevnetCliOptions", () => {
       slowDelayMs: 10,
       writeFile: ".devnet/devnet.json",
     });
+  });
+
+  it("reads the heartbeat of instant mining from --heartbeat or DEVNET_HEARTBEAT, 0 turning it off", () => {
+    expect(parseDevnetCliOptions(["--heartbeat", "0"], { DEVNET_HEARTBEAT: "3" }).heartbeatSeconds).toBe(0);
+    expect(parseDevnetCliOptions([], { DEVNET_HEARTBEAT: "3" }).heartbeatSeconds).toBe(3);
+    expect(() => parseDevnetCliOptions(["--heartbeat", "61"], {})).toThrow(/heartbeatSeconds/);
   });
 
   it("writes where DEVNET_FILE or --file says", () => {
@@ -27,5 +34,11 @@ describe("parseDevnetCliOptions", () => {
 describe("DevnetOptions", () => {
   it("defaults to instant mining, one confirmation, chain 31337 and 100 USDC per wallet", () => {
     expect(DevnetOptions.parse({})).toMatchObject({ blockTimeSeconds: 0, confirmations: 1, chainId: 31337, walletUsdc: 100_000_000n });
+  });
+
+  it("keeps an idle chain's latest block well inside the 60 s payers date authorizations back by default", () => {
+    const { heartbeatSeconds } = DevnetOptions.parse({});
+    expect(heartbeatSeconds).toBeGreaterThan(0);
+    expect(heartbeatSeconds).toBeLessThanOrEqual(CLOCK_SKEW_SECONDS / 4);
   });
 });

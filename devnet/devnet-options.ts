@@ -1,9 +1,19 @@
 import { z } from "zod";
 
+/** How often an instant-mining devnet also mines a block of its own, transactions or not. */
+export const DEFAULT_HEARTBEAT_SECONDS = 5;
+
 /** Options of `startDevnet`; every one has a default suited to `npm run dev`. */
 export const DevnetOptions = z.object({
   /** 0 mines a block per transaction (instant); n > 0 mines a block every n seconds. */
   blockTimeSeconds: z.number().int().min(0).max(60).default(0),
+  /**
+   * With instant mining, also a block every n seconds, transactions or not (0 = never), so that
+   * the chain's time moves on while it is idle, as a real chain's does. It must stay well under
+   * the 60 s by which payers date an authorization's start back (its validAfter): a latest block
+   * older than that makes every payment's simulation fail "not yet valid".
+   */
+  heartbeatSeconds: z.number().int().min(0).max(30).default(DEFAULT_HEARTBEAT_SECONDS),
   /** Blocks the facilitator waits for before reporting a settlement (1 = included in a block). */
   confirmations: z.number().int().min(1).max(64).default(1),
   /** How long the slow demo service takes to answer. */
@@ -24,8 +34,9 @@ export type ResolvedDevnetOptions = z.output<typeof DevnetOptions>;
 
 /**
  * Reads the command-line flags and environment of `npm run devnet` / `npm run dev`. Flags win
- * over the environment. `--block-time 2` (or `DEVNET_BLOCK_TIME=2`), `--confirmations`,
- * `--slow-delay-ms`, `--settle-timeout-ms`, `--file` (or `DEVNET_FILE`).
+ * over the environment. `--block-time 2` (or `DEVNET_BLOCK_TIME=2`), `--heartbeat` (or
+ * `DEVNET_HEARTBEAT`), `--confirmations`, `--slow-delay-ms`, `--settle-timeout-ms`, `--file` (or
+ * `DEVNET_FILE`).
  */
 export function parseDevnetCliOptions(argv: readonly string[], environment: Readonly<Record<string, string | undefined>>): StartDevnetOptions {
   const flags = new Map<string, string>();
@@ -37,7 +48,7 @@ export function parseDevnetCliOptions(argv: readonly string[], environment: Read
     if (value === undefined) throw new Error(`--${name} needs a value`);
     flags.set(name, value);
   }
-  const known = new Set(["block-time", "confirmations", "slow-delay-ms", "settle-timeout-ms", "file"]);
+  const known = new Set(["block-time", "heartbeat", "confirmations", "slow-delay-ms", "settle-timeout-ms", "file"]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
 
   const number = (flag: string, variable: string): number | undefined => {
@@ -49,6 +60,7 @@ export function parseDevnetCliOptions(argv: readonly string[], environment: Read
   };
   const options: StartDevnetOptions = {
     blockTimeSeconds: number("block-time", "DEVNET_BLOCK_TIME"),
+    heartbeatSeconds: number("heartbeat", "DEVNET_HEARTBEAT"),
     confirmations: number("confirmations", "DEVNET_CONFIRMATIONS"),
     slowDelayMs: number("slow-delay-ms", "DEVNET_SLOW_DELAY_MS"),
     settleTimeoutMs: number("settle-timeout-ms", "DEVNET_SETTLE_TIMEOUT_MS"),

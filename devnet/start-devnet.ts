@@ -5,7 +5,7 @@ import { DevnetCoordinates } from "../lib/network/devnet-coordinates";
 import { LOCAL_V1_NETWORK, registerLocalV1Network } from "../lib/network/local-v1-network";
 import { DEV_ACCOUNT_COUNT, ANVIL_MNEMONIC, devAccounts } from "./chain/dev-accounts";
 import { installMulticall3 } from "./chain/install-multicall3";
-import { localChain, localPublicClient, localTestClient, setMiningMode } from "./chain/local-chain";
+import { localChain, localPublicClient, localTestClient, setIntervalMining } from "./chain/local-chain";
 import { startAnvil, type AnvilProcess } from "./chain/start-anvil";
 import { DevnetOptions, type StartDevnetOptions } from "./devnet-options";
 import { createFacilitator } from "./facilitator/create-facilitator";
@@ -58,7 +58,17 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
 
   try {
     const accounts = devAccounts(ANVIL_MNEMONIC);
-    const anvil: AnvilProcess = await startAnvil({ chainId: options.chainId, mnemonic: ANVIL_MNEMONIC, accountCount: DEV_ACCOUNT_COUNT, balanceEther: 10_000 });
+    const anvil: AnvilProcess = await startAnvil({
+      chainId: options.chainId,
+      mnemonic: ANVIL_MNEMONIC,
+      accountCount: DEV_ACCOUNT_COUNT,
+      balanceEther: 10_000,
+      // Instant mining alone leaves the latest block, and the time every eth_call runs at, as old
+      // as the last transaction: after a minute idle, the facilitator's simulation saw the
+      // agent's authorization (valid from now − 60 s) as "not yet valid" and no payment passed.
+      // Interval mining needs no heartbeat: it mines on its own.
+      heartbeatSeconds: options.blockTimeSeconds === 0 ? options.heartbeatSeconds : 0,
+    });
     stack.push(anvil.stop);
     const chain = localChain(options.chainId, anvil.rpcUrl);
     const publicClient = localPublicClient(chain);
@@ -78,7 +88,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       installMulticall3(publicClient, testClient),
     ]);
     // Setup ran with instant mining; only now switch to the requested block time.
-    await setMiningMode(testClient, options.blockTimeSeconds);
+    if (options.blockTimeSeconds > 0) await setIntervalMining(testClient, options.blockTimeSeconds);
 
     const network = `eip155:${options.chainId}` as const;
     registerLocalV1Network(options.chainId, LOCAL_V1_NETWORK);

@@ -26,8 +26,19 @@ describe("parseEnv", () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const variables = (error as ConfigError).problems.map((problem) => problem.variable).sort();
-      expect(variables).toEqual(["FACILITATOR_URL", "LIMIT_DEFAULT_DAILY", "QUOTE_SECRET"]);
+      expect(variables).toEqual(["APP_URL", "FACILITATOR_URL", "LIMIT_DEFAULT_DAILY", "QUOTE_SECRET"]);
     }
+  });
+
+  it("takes APP_URL as an origin only, and the allowed wallets as a list of addresses", () => {
+    expect(parseEnv({ APP_URL: "https://Agent.Example/" }).APP_URL).toBe("https://agent.example");
+    for (const bad of ["https://agent.example/app", "https://agent.example/?x=1", "https://user:pw@agent.example", "ftp://agent.example"]) {
+      expect(() => parseEnv({ APP_URL: bad }), bad).toThrow(/APP_URL/);
+    }
+    const wallet = "0x52908400098527886E0F7030069857D2E4169EE7";
+    expect(parseEnv({ AGENT_WALLET_ALLOWED_WALLETS: ` ${wallet}, ` }).AGENT_WALLET_ALLOWED_WALLETS).toEqual([wallet.toLowerCase()]);
+    expect(() => parseEnv({ AGENT_WALLET_ALLOWED_WALLETS: "0x1234" })).toThrow(/AGENT_WALLET_ALLOWED_WALLETS/);
+    expect(parseEnv({}).AGENT_WALLET_ALLOWED_WALLETS).toEqual([]);
   });
 
   it("treats empty strings as unset", () => {

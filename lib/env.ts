@@ -22,6 +22,22 @@ const flag = z
   .enum(["true", "false", "1", "0"])
   .transform((value) => value === "true" || value === "1");
 
+/** Comma-separated 0x addresses, kept lowercase for comparison. */
+const addressList = z
+  .string()
+  .transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean))
+  .refine((items) => items.every((item) => /^0x[0-9a-fA-F]{40}$/.test(item)), "expected comma-separated 0x addresses")
+  .transform((items) => items.map((item) => item.toLowerCase() as `0x${string}`));
+
+/** An origin: http(s), a host, maybe a port, nothing after it. */
+const appUrl = z
+  .url()
+  .refine((value) => {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && !url.username && !url.password && url.pathname === "/" && !url.search && !url.hash;
+  }, "expected the app's origin only, e.g. https://agent.example.com (no path, query or credentials)")
+  .transform((value) => new URL(value).origin);
+
 function integer(min: number, max: number, fallback: number) {
   return z.coerce.number().int().min(min).max(max).default(fallback);
 }
@@ -54,14 +70,33 @@ export const EnvSchema = z
     LIMIT_MAX_PER_PAYMENT: usdcAmount.default(10_000_000n),
     LIMIT_MAX_PER_REQUEST: usdcAmount.default(25_000_000n),
     LIMIT_MAX_DAILY: usdcAmount.default(100_000_000n),
-    /** Who may make the agent wallet pay: unset means open on the local world, named callers elsewhere. */
-    AGENT_WALLET_ACCESS: z.enum(["open", "authenticated"]).optional(),
+    /**
+     * Who may make the agent wallet pay: unset means open on the local world, named callers
+     * elsewhere (API keys, and the signed-in wallets of AGENT_WALLET_ALLOWED_WALLETS);
+     * `signed-in` also lets any wallet that signs in spend a small budget of its own.
+     */
+    AGENT_WALLET_ACCESS: z.enum(["open", "authenticated", "signed-in"]).optional(),
+    /** Signed-in wallets the operator lets spend the agent wallet (SIGNED_IN_BUDGET_*), comma-separated. */
+    AGENT_WALLET_ALLOWED_WALLETS: addressList.default([]),
     /** The agent wallet's own daily cap over every caller together; unset means LIMIT_MAX_DAILY. */
     AGENT_WALLET_DAILY_CAP: usdcAmount.optional(),
     /** The budget of each wallet signed in with Sign-In with Ethereum, when the agent wallet pays for it. */
     SIGNED_IN_BUDGET_PER_PAYMENT: usdcAmount.default(1_000_000n),
     SIGNED_IN_BUDGET_PER_REQUEST: usdcAmount.default(2_000_000n),
     SIGNED_IN_BUDGET_DAILY: usdcAmount.default(5_000_000n),
+    /** In `signed-in` access, the budget of a signed-in wallet the operator did not list. */
+    OPEN_SIGN_IN_BUDGET_PER_PAYMENT: usdcAmount.default(50_000n),
+    OPEN_SIGN_IN_BUDGET_PER_REQUEST: usdcAmount.default(100_000n),
+    OPEN_SIGN_IN_BUDGET_DAILY: usdcAmount.default(250_000n),
+    /** In `signed-in` access, what all unlisted signed-in wallets together may spend per rolling 24 h. */
+    OPEN_SIGN_IN_DAILY_CAP: usdcAmount.default(2_000_000n),
+    /** Sign-in attempts (nonce and signature) per client address per RATE_LIMIT_WINDOW_SECONDS. */
+    SIGN_IN_RATE_LIMIT_REQUESTS: integer(1, 10_000, 10),
+    /**
+     * The app's own address as people reach it (scheme, host, port): the only site a Sign-In
+     * with Ethereum message may name. Required outside the local world.
+     */
+    APP_URL: appUrl.optional(),
     /** The operator's payee policy: comma-separated allow and deny lists (lib/limits/payee-policy.ts). */
     ...PayeePolicySettings.shape,
     RATE_LIMIT_REQUESTS: integer(1, 100_000, 20),
@@ -93,8 +128,14 @@ export const EnvSchema = z
         message: `is required when X402_NETWORK is ${env.X402_NETWORK}`,
       });
     }
+    if (env.X402_NETWORK !== "local" && !env.APP_URL) {
+      context.addIssue({ code: "custom", path: ["APP_URL"], message: `is required when X402_NETWORK is ${env.X402_NETWORK}` });
+    }
     if (env.X402_NETWORK === "base" && !env.FACILITATOR_URL) {
       context.addIssue({ code: "custom", path: ["FACILITATOR_URL"], message: "is required when X402_NETWORK is base" });
+    }
+    if (env.OPEN_SIGN_IN_BUDGET_PER_PAYMENT > env.OPEN_SIGN_IN_BUDGET_PER_REQUEST || env.OPEN_SIGN_IN_BUDGET_PER_REQUEST > env.OPEN_SIGN_IN_BUDGET_DAILY) {
+      context.addIssue({ code: "custom", path: ["OPEN_SIGN_IN_BUDGET_PER_PAYMENT"], message: "must not exceed OPEN_SIGN_IN_BUDGET_PER_REQUEST, which must not exceed OPEN_SIGN_IN_BUDGET_DAILY" });
     }
     const pairs = [
       ["LIMIT_DEFAULT_PER_PAYMENT", "LIMIT_MAX_PER_PAYMENT"],
@@ -125,7 +166,10 @@ const FIXES: Partial<Record<keyof Env, string>> = {
   CRON_SECRET: "generate one with `openssl rand -hex 32` (Vercel sends it to cron routes as a Bearer token)",
   SESSION_SECRET: "generate one with `openssl rand -hex 32` (it signs the sign-in cookies; changing it signs everyone out)",
   ADMIN_TOKEN: "generate one with `openssl rand -hex 32`, or leave it unset to turn the operator's view of payment histories off",
-  AGENT_WALLET_ACCESS: "set it to open (anyone who can reach the app may make the agent wallet pay) or authenticated (API keys and signed-in wallets only)",
+  AGENT_WALLET_ACCESS:
+    "set it to open (anyone who can reach the app may make the agent wallet pay), authenticated (API keys, and the wallets of AGENT_WALLET_ALLOWED_WALLETS once signed in) or signed-in (also any wallet that signs in, within OPEN_SIGN_IN_BUDGET_* and OPEN_SIGN_IN_DAILY_CAP)",
+  AGENT_WALLET_ALLOWED_WALLETS: "list 0x addresses separated by commas",
+  APP_URL: "set it to the app's public origin, e.g. https://agent.example.com: sign-in messages must name it",
   RECONCILE_INTERVAL_SECONDS: "use 0 to turn the in-process reconciler off, or up to 3600 seconds",
   TRUST_PROXY_HOPS: "set it to the number of proxies in front of the app that append to X-Forwarded-For (1-10)",
   BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",

@@ -35,18 +35,13 @@ export function localTestClient(chain: Chain): TestClient<"anvil", Transport, Ch
 }
 
 /**
- * Sets how anvil mines: 0 mines each transaction as it arrives (instant), n > 0 mines a block
- * every n seconds whether or not transactions are waiting, which is what makes "waiting for
- * confirmations" visible in the app.
+ * Switches anvil to interval mining: a block every n seconds whether or not transactions are
+ * waiting, and none in between, which is what makes "waiting for confirmations" visible in the
+ * app. (Instant mining, with or without a heartbeat, is chosen when anvil starts: start-anvil.ts.)
  */
-export async function setMiningMode(client: TestClient<"anvil">, blockTimeSeconds: number): Promise<void> {
-  if (blockTimeSeconds > 0) {
-    await client.setAutomine(false);
-    await client.setIntervalMining({ interval: blockTimeSeconds });
-  } else {
-    await client.setIntervalMining({ interval: 0 });
-    await client.setAutomine(true);
-  }
+export async function setIntervalMining(client: TestClient<"anvil">, blockTimeSeconds: number): Promise<void> {
+  await client.setAutomine(false);
+  await client.setIntervalMining({ interval: blockTimeSeconds });
 }
 
 /** Mines `count` empty blocks at once (instant mode has no other way to gain confirmations). */

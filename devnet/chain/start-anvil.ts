@@ -12,6 +12,12 @@ export type StartAnvilOptions = {
   accountCount: number;
   /** Ether given to each dev account at genesis. */
   balanceEther: number;
+  /**
+   * n > 0: besides a block per transaction, a block every n seconds (anvil's mixed mining), so
+   * that the latest block's time keeps up with the clock while no transaction arrives, as a real
+   * chain's does. 0 or absent: a block per transaction only.
+   */
+  heartbeatSeconds?: number;
   startTimeoutMs?: number;
 };
 
@@ -52,6 +58,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilProce
     "--mnemonic", options.mnemonic,
     "--accounts", String(options.accountCount),
     "--balance", String(options.balanceEther),
+    ...((options.heartbeatSeconds ?? 0) > 0 ? ["--mixed-mining", "--block-time", String(options.heartbeatSeconds)] : []),
   ];
   const environment: NodeJS.ProcessEnv = { ...process.env, [DEVNET_PROCESS_TAG]: processTag };
   // The reaper is plain JavaScript: a TypeScript loader inherited through NODE_OPTIONS would only slow it down.

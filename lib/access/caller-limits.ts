@@ -47,7 +47,10 @@ export function callerLimits(
     if (input?.daily !== undefined && !clamped.includes("daily")) clamped.push("daily");
   }
   const key = budget ? callerKey(caller) : undefined;
-  if (key) limits.scope = { key, label: budgetLabel(caller), walletDailyCap: agentWallet.dailyCap };
+  if (key) {
+    const pool = caller.kind === "account" && caller.pool ? { ...caller.pool, label: "the budget all signed-in wallets share" } : undefined;
+    limits.scope = { key, label: budgetLabel(caller), walletDailyCap: agentWallet.dailyCap, ...(pool ? { pool } : {}) };
+  }
   return { limits, sources, clamped };
 }
 

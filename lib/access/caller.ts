@@ -12,10 +12,38 @@ import type { ApiKeyStore, CallerBudget } from "./api-keys";
 export type Caller =
   | { kind: "anonymous" }
   | { kind: "key"; id: string; name: string; budget: CallerBudget; agentWallet: boolean }
-  | { kind: "account"; address: `0x${string}`; budget: CallerBudget };
+  | {
+      kind: "account";
+      address: `0x${string}`;
+      budget: CallerBudget;
+      /** Whether the operator lets this wallet make the agent wallet pay. */
+      agentWallet: boolean;
+      /** A budget shared with every other wallet of its kind (`signed-in` access), counted too. */
+      pool?: BudgetPool;
+    };
 
-/** Who may make the agent wallet pay: anyone (the local world), or named callers only. */
-export type AgentWalletAccess = "open" | "authenticated";
+/** A daily budget shared by many callers, counted under one key. */
+export type BudgetPool = { key: string; dailyLimit: bigint };
+
+/** The ledger key of the budget all signed-in wallets the operator did not list share. */
+export const OPEN_SIGN_IN_POOL = "pool:open-sign-in";
+
+/**
+ * Who may make the agent wallet pay: anyone (the local world); named callers only (API keys
+ * with permission, and the wallets the operator listed once they sign in); or, in addition,
+ * any wallet that signs in, within a small budget of its own and a cap shared by all of them.
+ */
+export type AgentWalletAccess = "open" | "authenticated" | "signed-in";
+
+/** What the operator decided about signed-in wallets (AGENT_WALLET_ACCESS and its budgets). */
+export type AccountAccess = {
+  mode: AgentWalletAccess;
+  /** The budget of a wallet the operator listed (and of every one where access is open). */
+  accountBudget: CallerBudget;
+  /** The listed wallets, lowercase. */
+  allowedWallets: readonly string[];
+  openSignIn: { budget: CallerBudget; dailyCap: bigint };
+};
 
 /** The challenge a 401 carries (RFC 6750): a bearer token for this realm. */
 export const WWW_AUTHENTICATE = 'Bearer realm="x402-agent"';
@@ -25,8 +53,9 @@ export type ResolveCallerInput = {
   apiKeys: ApiKeyStore;
   /** The session cookie's key, when sign-in is configured. */
   sessionSecret: string | undefined;
-  /** The budget each signed-in wallet gets. */
-  accountBudget: CallerBudget;
+  /** The chain this deployment pays on: a session for another chain is no credential here. */
+  chainId: number;
+  access: AccountAccess;
   now: number;
 };
 
@@ -44,26 +73,59 @@ export async function resolveCaller(input: ResolveCallerInput): Promise<Caller> 
     return { kind: "key", id, name, budget, agentWallet };
   }
   const session = input.sessionSecret ? sessionOf(input.request, input.sessionSecret, input.now) : undefined;
-  if (session) return { kind: "account", address: session.address as `0x${string}`, budget: input.accountBudget };
-  return { kind: "anonymous" };
+  if (!session) return { kind: "anonymous" };
+  // Like a bad key: a session presented for another chain is refused, not treated as anonymous.
+  if (session.chainId !== input.chainId) {
+    throw unauthorized("unauthorized:bad_key", 'error="invalid_token"', `Your sign-in was for chain ${session.chainId}; this deployment pays on chain ${input.chainId}. Sign in again.`);
+  }
+  return accountCaller(session.address as `0x${string}`, input.access);
+}
+
+/**
+ * A signed-in wallet, with what it may spend of the agent wallet: a listed wallet (or any,
+ * where access is open) its budget; any other wallet the small open budget where access is
+ * `signed-in`, counted in the pool they share too; and otherwise nothing of the agent wallet.
+ */
+export function accountCaller(address: `0x${string}`, access: AccountAccess): Caller {
+  const listed = access.mode === "open" || access.allowedWallets.includes(address.toLowerCase());
+  if (listed) return { kind: "account", address, budget: access.accountBudget, agentWallet: true };
+  if (access.mode === "signed-in") {
+    return { kind: "account", address, budget: access.openSignIn.budget, agentWallet: true, pool: { key: OPEN_SIGN_IN_POOL, dailyLimit: access.openSignIn.dailyCap } };
+  }
+  return { kind: "account", address, budget: access.accountBudget, agentWallet: false };
 }
 
 /**
  * Refuses, before any model call, a request that would make the agent wallet pay for a caller
- * who may not: an anonymous caller where access is for named callers only (401), or a key the
- * operator did not allow to use the agent wallet (403). Callers paying from their own wallet
- * are never refused here.
+ * who may not: an anonymous caller where access is for named callers only (401), a key the
+ * operator did not allow to use the agent wallet, or a signed-in wallet the operator did not
+ * list (403). Callers paying from their own wallet are never refused here.
  */
 export function authorizeAgentWallet(caller: Caller, access: AgentWalletAccess, agentWalletPays: boolean): void {
   if (!agentWalletPays) return;
-  if (caller.kind === "anonymous" && access === "authenticated") {
+  if (caller.kind === "anonymous" && access !== "open") {
     throw unauthorized(
       "unauthorized:credentials_required",
       undefined,
-      "The agent wallet pays only for callers it knows: send an API key (Authorization: Bearer …), sign in with your wallet, or pay from your own wallet (walletAddress).",
+      "The agent wallet pays only for callers it knows: send an API key (Authorization: Bearer …), sign in with a wallet the operator allowed, or pay from your own wallet (walletAddress).",
     );
   }
   if (caller.kind === "key" && !caller.agentWallet) throw new AppError("forbidden:agent_wallet");
+  if (caller.kind === "account" && !caller.agentWallet) {
+    throw new AppError("forbidden:agent_wallet", {
+      message: "This wallet is signed in, but the operator has not allowed it to make the agent wallet pay. Pay from your own wallet (walletAddress), or ask the operator to list it.",
+    });
+  }
+}
+
+/**
+ * Whether the caller may have the server call URLs that no discovery listed (the ones a
+ * person writes into a message): the same privilege as making the agent wallet pay, since an
+ * unlisted URL is answered on the server's behalf. Anyone may where access is open.
+ */
+export function mayCallUnlisted(caller: Caller, access: AgentWalletAccess): boolean {
+  if (access === "open") return true;
+  return caller.kind !== "anonymous" && caller.agentWallet;
 }
 
 /** The key under which a caller's own requests are counted for rate limits and budgets. */

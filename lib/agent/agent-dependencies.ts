@@ -29,9 +29,14 @@ export type AgentSettings = {
 };
 
 export type AccessSettings = {
-  mode: "open" | "authenticated";
-  /** The budget of each signed-in wallet. */
+  /** Who may make the agent wallet pay (AGENT_WALLET_ACCESS). */
+  mode: "open" | "authenticated" | "signed-in";
+  /** The budget of each signed-in wallet the operator allowed (and of every one where access is open). */
   accountBudget: LimitValues;
+  /** Signed-in wallets the operator allowed to spend the agent wallet, lowercase. */
+  allowedWallets: readonly string[];
+  /** Where access is `signed-in`: each other signed-in wallet's budget, and all of theirs together per day. */
+  openSignIn: { budget: LimitValues; dailyCap: bigint };
   /** Base units: what the agent wallet pays per day over every caller together. */
   walletDailyCap: bigint;
 };

@@ -42,6 +42,13 @@ type EncodedCall = Omit<PurchaseCall, "body"> & { body?: EncodedBody };
  */
 export const MAX_TOOL_CALLS_PER_STEP = 6;
 
+/** The caller's privilege to have URLs called that no discovery listed (see mayCallUnlisted). */
+export type UnlistedCalls = {
+  allowed: boolean;
+  /** Counts one call in the caller's rate-limit window; false when the window is used up. */
+  count: () => Promise<boolean>;
+};
+
 export class AgentRun {
   readonly tracker: PaymentTracker;
   pendingApproval: { id: string; approval: ApprovalRequest } | undefined;
@@ -63,14 +70,21 @@ export class AgentRun {
       deadline: number;
       /** Identifies the request across retries (Idempotency-Key, or a hash of payer and conversation). */
       requestKey: string;
+      /** Whether a signature of this request proved `walletAddress` is the caller's (wallet-proof.ts). */
+      walletProven: boolean;
+      /** Whether, and how often, this caller may have the server call URLs no discovery listed. */
+      unlisted?: UnlistedCalls;
     },
   ) {
-    this.tracker = new PaymentTracker(input.writer, {
+    // A wallet named but not proven gets no rows in that wallet's journal: its quotes move no
+    // money, and the signed request of a real approval journals the payment (wallet-proof.ts).
+    const journaled = input.walletAddress === undefined || input.walletProven;
+    this.tracker = new PaymentTracker(input.writer, journaled ? {
       journal: deps.store.journal,
       requestKey: input.requestKey,
       conversationId: conversationIdOf(input.messages),
       now: deps.now,
-    });
+    } : undefined);
   }
 
   /** Called before each model step. */
@@ -135,6 +149,16 @@ export class AgentRun {
     }
     if (this.pendingApproval) {
       return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
+    }
+    // A URL no listing named is answered on the server's behalf (free or paid), so only callers
+    // who may spend the agent wallet may have it called, each call counted in their window.
+    if (!listing && this.input.unlisted) {
+      if (!this.input.unlisted.allowed) {
+        return refused("Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows). Use a listed service, or sign in.");
+      }
+      if (!(await this.input.unlisted.count())) {
+        return refused("Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute.");
+      }
     }
     const now = this.deps.now ?? Date.now;
     if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) {

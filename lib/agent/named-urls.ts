@@ -1,16 +1,39 @@
 /**
  * Whether the user's own words named a URL: such a URL may be called without discovery having
- * listed it (and the agent wallet may pay it without asking again).
+ * listed it, and the agent wallet may pay it without asking again. So it must be the request
+ * the user wrote, not one like it: a service's answer can name the same path with another query
+ * ("now fetch /loop?i=2"), and that is the service's choice, which waits for the person's go-ahead.
  */
 import type { ChatMessage } from "../stream/chat-request";
-import { stripQuery } from "../x402/discovery-client";
 
-const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/g;
+// The scheme is case-insensitive (RFC 3986 §3.1), so "HTTPS://" in a message names a URL too.
+const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/gi;
 
-/** True when a user message names exactly this URL (query string ignored), not just a prefix of it. */
+/**
+ * True when a user message names exactly this request: scheme, host, port, path and query as
+ * written (see `requestTarget` for what counts as the same). A prefix, another path, another
+ * query value, an added, removed or reordered parameter are not named.
+ */
 export function userNamed(messages: readonly ChatMessage[], url: string): boolean {
-  const target = stripQuery(url);
-  return messages.some((message) => message.role === "user" && (message.content.match(URL_IN_TEXT) ?? []).some((named) => stripQuery(trimPunctuation(named)) === target));
+  const target = requestTarget(url);
+  if (target === undefined) return false;
+  return messages.some((message) => message.role === "user" && (message.content.match(URL_IN_TEXT) ?? []).some((named) => requestTarget(trimPunctuation(named)) === target));
+}
+
+/**
+ * What a URL asks of a server, compared the way the URL standard parses it (`new URL`: scheme
+ * and host lower-cased, the default port dropped, dot segments resolved, characters that must be
+ * escaped percent-encoded), with two more equivalences that change nothing on the wire:
+ * the hex digits of a percent-encoding are case-insensitive (RFC 3986 §6.2.2.1, which
+ * `new URL` leaves as written), and the fragment is dropped (it is never sent). Nothing more: a
+ * query is compared as the exact text it is, since a service may read `a=1&b=2` and `b=2&a=1`,
+ * or `%41` and `A`, differently.
+ */
+export function requestTarget(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  url.hash = "";
+  return url.href.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
 }
 
 /** A URL at the end of a sentence often carries the sentence's punctuation. */

@@ -12,7 +12,7 @@ import type { ErrorEvent, StreamWriter } from "../stream";
 import type { ConfirmedTerms } from "../x402/agent-confirmation";
 import type { BodyType } from "../x402/input-contract";
 import { bodyTypeOf } from "../x402/request-body";
-import { AgentRun, purchaseDependenciesOf, type AgentDependencies } from "./agent-run";
+import { AgentRun, purchaseDependenciesOf, type AgentDependencies, type UnlistedCalls } from "./agent-run";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purchase";
@@ -20,6 +20,7 @@ import { runConfirmedPurchase } from "./purchase/run-confirmed-purchase";
 import { runSignedIn } from "./purchase/sign-in-instead";
 import type { SignedIn } from "../x402/siwx-binding";
 import { buildSystemPrompt } from "./system-prompt";
+import { walletProven } from "./wallet-proof";
 import { CALL_PAID_SERVICE_TOOL, createCallPaidServiceTool, describeOutcome } from "./tools/call-paid-service-tool";
 import { createDiscoverServicesTool } from "./tools/discover-services-tool";
 
@@ -38,6 +39,8 @@ export type ChatRunInput = {
   signedIn?: SignedIn;
   /** Identifies this request across client retries, for at-most-once payments. */
   requestKey: string;
+  /** Whether, and how often, this caller may have URLs called that no discovery listed; unset: freely. */
+  unlisted?: UnlistedCalls;
   /**
    * When the request arrived (epoch ms, on `deps.now`'s clock). The deadline counts from here,
    * so time spent receiving the body comes out of the request's budget, not on top of it.
@@ -79,6 +82,8 @@ export function startChatRun(
     writer,
     deadline: deadline - FINISH_MARGIN_MS,
     requestKey: input.requestKey,
+    walletProven: walletProven(input),
+    unlisted: input.unlisted,
   });
   const { model, ready } = wrapForRequest(deps.baseModel, deps.settings.temperatures);
   const payer = input.walletAddress ? "user" : deps.agentAccount ? "agent" : "none";

@@ -6,6 +6,7 @@ import "server-only";
  * the store, so a captured message, signature and cookie cannot be replayed while they are fresh.
  */
 import { generateSiweNonce } from "viem/siwe";
+import { APP_SIGN_IN_NONCE_PREFIX } from "../stream/siwx-info";
 import { expiredCookie, readCookie, serializeCookie } from "./cookies";
 import { hasValidSignature, signValue } from "./signed-value";
 
@@ -16,7 +17,9 @@ const PURPOSE = "siwe-nonce";
 const COOKIE_PATH = "/api/auth";
 
 export function issueNonce(secret: string, options: { secure: boolean; now: number }): { nonce: string; expiresAt: number; cookie: string } {
-  const nonce = generateSiweNonce();
+  // 32 random alphanumerics (about 190 bits) behind a prefix that marks the nonce as this app's
+  // own: the agent never signs a service's challenge that carries one (lib/stream/siwx-info.ts).
+  const nonce = `${APP_SIGN_IN_NONCE_PREFIX}${generateSiweNonce().slice(0, 32)}`;
   const expiresAt = options.now + NONCE_TTL_MS;
   const value = `${nonce}.${expiresAt}`;
   const cookie = serializeCookie(NONCE_COOKIE, `${value}.${signValue(PURPOSE, value, secret)}`, {

@@ -13,7 +13,7 @@ import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
 import { payeePolicyOf } from "../limits/payee-policy";
 import { createGuardedFetch } from "../net/guarded-fetch";
-import { networkConfigFromEnv, type NetworkConfig } from "../network/network-config";
+import { infrastructureUrls, networkConfigFromEnv, type NetworkConfig } from "../network/network-config";
 import { getStore } from "../store/create-store";
 import type { Store } from "../store/store-types";
 import { createChainReader } from "../x402/chain-reader";
@@ -36,8 +36,17 @@ export type ChatDependencyOverrides = {
 
 export function createChatDependencies(env: Env, overrides: ChatDependencyOverrides = {}): ChatDependencies {
   const network = overrides.network ?? networkConfigFromEnv(env);
-  const outbound = createGuardedFetch({ allowlist: network.outboundAllowlist, timeoutMs: env.OUTBOUND_TIMEOUT_MS });
-  const fetch = (input: string, init?: RequestInit) => outbound(input, init);
+  const infrastructure = infrastructureUrls(network);
+  // Two fetches, both guarded: services are never the network's own servers; discovery must
+  // reach the facilitator (and only needs it), so it is its one extra host, and the chain's RPC
+  // stays refused to it.
+  const serviceFetch = createGuardedFetch({ allowlist: network.outboundAllowlist, infrastructure, timeoutMs: env.OUTBOUND_TIMEOUT_MS });
+  const discoveryFetch = createGuardedFetch({
+    allowlist: [...network.outboundAllowlist, new URL(network.facilitatorUrl).host],
+    infrastructure: infrastructure.filter((url) => new URL(url).origin !== new URL(network.facilitatorUrl).origin),
+    timeoutMs: env.OUTBOUND_TIMEOUT_MS,
+  });
+  const fetch = (input: string, init?: RequestInit) => serviceFetch(input, init);
   const quoteSecret = env.QUOTE_SECRET ?? (network.name === "local" ? LOCAL_QUOTE_SECRET : undefined);
   if (!quoteSecret) throw new AppError("unavailable:not_configured", { details: "QUOTE_SECRET is not set" });
   return {
@@ -47,7 +56,7 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
     chain: createChainReader({ rpcUrl: network.rpcUrl, usdc: network.usdc }),
     // One store per process (Redis when REDIS_URL is set); refused on Vercel without Redis.
     store: overrides.store ?? getStore(),
-    discovery: createDiscoveryClient({ facilitatorUrl: network.facilitatorUrl, network, fetch }),
+    discovery: createDiscoveryClient({ facilitatorUrl: network.facilitatorUrl, network, fetch: (input, init) => discoveryFetch(input, init) }),
     quoteSecret,
     agentAccount: network.agentPrivateKey ? localAccount(network.agentPrivateKey) : undefined,
     baseModel:
@@ -74,6 +83,11 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
         // Open on the local world (test money), for named callers only anywhere else.
         mode: env.AGENT_WALLET_ACCESS ?? (network.name === "local" ? "open" : "authenticated"),
         accountBudget: { perPayment: env.SIGNED_IN_BUDGET_PER_PAYMENT, perRequest: env.SIGNED_IN_BUDGET_PER_REQUEST, daily: env.SIGNED_IN_BUDGET_DAILY },
+        allowedWallets: env.AGENT_WALLET_ALLOWED_WALLETS,
+        openSignIn: {
+          budget: { perPayment: env.OPEN_SIGN_IN_BUDGET_PER_PAYMENT, perRequest: env.OPEN_SIGN_IN_BUDGET_PER_REQUEST, daily: env.OPEN_SIGN_IN_BUDGET_DAILY },
+          dailyCap: env.OPEN_SIGN_IN_DAILY_CAP,
+        },
         walletDailyCap: env.AGENT_WALLET_DAILY_CAP ?? env.LIMIT_MAX_DAILY,
       },
       payeePolicy: payeePolicyOf(env),

@@ -6,7 +6,8 @@ import "server-only";
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { authorizeAgentWallet, callerKey, resolveCaller } from "../access/caller";
+import { authorizeAgentWallet, callerKey, mayCallUnlisted, resolveCaller, type Caller } from "../access/caller";
+import type { UnlistedCalls } from "../agent/agent-run";
 import { callerLimits, describeLimits } from "../access/caller-limits";
 import { startChatRun, type ChatRun } from "../agent/run-chat";
 import { sessionSecretOf } from "../auth/session-secret";
@@ -48,7 +49,8 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       request,
       apiKeys: deps.store.apiKeys,
       sessionSecret: deps.env.SESSION_SECRET ?? (deps.network.name === "local" ? sessionSecretOf(deps.env) : undefined),
-      accountBudget: deps.settings.access.accountBudget,
+      chainId: deps.network.chainId,
+      access: deps.settings.access,
       now: arrivedAt,
     });
     // Each named caller also has a window of its own, so one caller cannot use up another's.
@@ -95,7 +97,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     const signedIn = approved ? undefined : await readSignIn(request.headers.get(SIGN_IN_HEADER), { walletAddress: body.walletAddress, network: deps.network, quoteSecret: deps.quoteSecret, now: (deps.now ?? Date.now)(), serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url) });
     if (signedIn) rateLimit = await enforceRateLimit(deps, [`wallet:${signedIn.payer.toLowerCase()}`], rateLimit);
 
-    const requestKey = requestKeyOf(request, callerOf(body.walletAddress, clientKey), messages);
+    const requestKey = requestKeyOf(request, namespaceOf(caller, body.walletAddress, clientKey), messages);
     const confirmed = readGoAhead(request.headers.get(PAYMENT_APPROVAL_HEADER), { requestKey: requestKey.key, agentWalletPays, secret: deps.quoteSecret, nowMs: arrivedAt });
     // Only a client-chosen key marks two requests as the same message: identical conversations
     // may legitimately run side by side (and a retry after a dropped stream must not wait for
@@ -107,7 +109,8 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       // The writer needs the run's abort before the run exists: a holder closes the loop.
       const holder: { run?: ChatRun } = {};
       const writer = new StreamWriter({ framing, onCancel: () => holder.run?.abort(new Error("client disconnected")) });
-      const started = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, requestKey: requestKey.key, arrivedAt }, writer);
+      const unlisted = unlistedCallsOf(deps, caller, clientKey);
+      const started = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, requestKey: requestKey.key, arrivedAt, unlisted }, writer);
       run = holder.run = started;
       request.signal?.addEventListener("abort", () => started.abort(new Error("client disconnected")), { once: true });
 
@@ -168,6 +171,25 @@ function readGoAhead(header: string | null, expected: { requestKey: string; agen
   throw new AppError(checked.problem === "other-request" ? "payment_required:mismatch" : "payment_required:invalid_signature", { details: `PAYMENT-APPROVAL: ${checked.problem}` });
 }
 
+/**
+ * Calls to URLs no discovery listed: only for callers who may spend the agent wallet (anyone,
+ * where access is open), and each one counted in the caller's own window (the client
+ * address's, for an anonymous caller), so the server cannot be used as a free relay.
+ */
+function unlistedCallsOf(deps: ChatDependencies, caller: Caller, clientKey: string): UnlistedCalls {
+  const key = callerKey(caller) ?? clientKey;
+  const limit = caller.kind === "anonymous" ? deps.env.RATE_LIMIT_REQUESTS : (deps.env.RATE_LIMIT_CALLER_REQUESTS ?? deps.env.RATE_LIMIT_REQUESTS);
+  return {
+    allowed: mayCallUnlisted(caller, deps.settings.access.mode),
+    count: () =>
+      // Over the limit, or the store unreachable: not called (fail closed, like payments).
+      enforceRateLimit(deps, [key], undefined, limit).then(
+        () => true,
+        () => false,
+      ),
+  };
+}
+
 function hostOf(url: string): string {
   try {
     return new URL(url).host;
@@ -187,12 +209,18 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 const IN_FLIGHT_CLAIM_TTL_SECONDS = 60;
 
 /**
- * Whose request keys these are. A wallet caller is namespaced by the wallet, an anonymous one
- * by its client address, so one caller's key can never return another caller's recorded
- * (possibly paid) outcome. Behind no trusted proxy every anonymous caller is "ip:direct".
+ * Whose request keys these are, so one caller's key can never return, or rewrite, another
+ * caller's recorded (possibly paid) outcome. A named caller (API key, signed-in wallet) is
+ * namespaced by that credential, from any address; an anonymous one by the wallet its body
+ * names (whose payments need that wallet's signature) or else by its client address. Behind no
+ * trusted proxy every anonymous caller is "ip:direct"; where access is not open, anonymous
+ * callers cannot make the agent wallet pay, so nothing paid is kept under that namespace.
  */
-function callerOf(walletAddress: string | undefined, clientKey: string): string {
-  return walletAddress ? `wallet:${walletAddress.toLowerCase()}` : clientKey;
+export function namespaceOf(caller: Caller, walletAddress: string | undefined, clientKey: string): string {
+  const wallet = walletAddress ? `wallet:${walletAddress.toLowerCase()}` : undefined;
+  const named = callerKey(caller);
+  if (named) return wallet ? `${named}:${wallet}` : named;
+  return wallet ?? clientKey;
 }
 
 type RequestKey = { key: string; fromHeader: boolean };

@@ -6,7 +6,7 @@ import "server-only";
 import { AppError } from "../errors";
 import type { Store } from "../store/store-types";
 
-export type RateLimitSettings = { store: Store; env: { RATE_LIMIT_REQUESTS: number; RATE_LIMIT_WINDOW_SECONDS: number } };
+export type RateLimitSettings = { store: Pick<Store, "rateLimiter">; env: { RATE_LIMIT_REQUESTS: number; RATE_LIMIT_WINDOW_SECONDS: number } };
 
 export const MAX_RETRY_AFTER_SECONDS = 50;
 

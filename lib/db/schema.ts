@@ -52,6 +52,8 @@ export type BudgetReservationsTable = {
   committed_at: Millis | null;
   /** A named caller's budget this reservation also counts against (migration 0004). */
   budget_key: string | null;
+  /** A budget shared by many callers this reservation also counts against (migration 0008). */
+  pool_key: string | null;
 };
 
 export type IdempotencyKeysTable = {

@@ -31,6 +31,8 @@ export type BudgetScope = {
   label: string;
   /** Base units: the agent wallet's daily cap over all callers. */
   walletDailyCap: bigint;
+  /** A budget the caller shares with others of its kind, counted as well (e.g. every open sign-in). */
+  pool?: { key: string; dailyLimit: bigint; label: string };
 };
 
 /** Limits in base units after defaults and server caps are applied. */

@@ -9,6 +9,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { buildConnector } from "undici";
 import { GuardedFetchError } from "./guarded-fetch-error";
+import type { Infrastructure } from "./infrastructure";
 import type { Allowlist } from "./outbound-allowlist";
 import { isPublicAddress } from "./public-address";
 
@@ -22,6 +23,8 @@ export type OutboundLookup = (hostname: string) => Promise<readonly ResolvedAddr
 
 export type GuardedConnectorOptions = {
   allowlist: Allowlist;
+  /** Servers never connected to, whatever the allowlist says (infrastructure.ts). */
+  infrastructure?: Infrastructure;
   lookup?: OutboundLookup;
   connectTimeoutMs: number;
 };
@@ -48,6 +51,12 @@ async function resolveCheckedAddresses(
     }
   }
   if (addresses.length === 0) throw new GuardedFetchError("connect_failed", { host: hostname });
+
+  // Before the allowlist, which may well cover the host (the local world's services share
+  // 127.0.0.1 with its chain and facilitator), and with a message that says what it is.
+  if (await options.infrastructure?.includes({ hostname, port, addresses }, options.lookup ?? systemLookup)) {
+    throw new GuardedFetchError("infrastructure", { host: hostname });
+  }
 
   // One refused address refuses the host: a name that mixes public and private answers is
   // either misconfigured or an attack, and trying "the good one" would be a guess.

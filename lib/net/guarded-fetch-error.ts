@@ -9,6 +9,7 @@ export const GUARDED_FETCH_ERROR_CODES = [
   "blocked_scheme",
   "credentials_in_url",
   "blocked_address",
+  "infrastructure",
   "too_many_redirects",
   "timeout",
   "response_too_large",
@@ -23,6 +24,7 @@ const DEFAULT_MESSAGES: Record<GuardedFetchErrorCode, string> = {
   blocked_scheme: "Only http and https URLs may be fetched.",
   credentials_in_url: "URLs with a user name or password are refused.",
   blocked_address: "The address is not public and not on the allowlist.",
+  infrastructure: "This is the payment network's own server (its chain RPC or facilitator), not a service.",
   too_many_redirects: "The service redirected too many times.",
   timeout: "The service did not answer in time.",
   response_too_large: "The service's response is larger than allowed.",
@@ -39,6 +41,7 @@ const BEFORE_ANY_SOCKET: ReadonlySet<GuardedFetchErrorCode> = new Set([
   "blocked_scheme",
   "credentials_in_url",
   "blocked_address",
+  "infrastructure",
   "connect_failed",
 ]);
 

@@ -6,7 +6,7 @@ import "server-only";
  *
  * - fetches http(s) URLs without credentials only;
  * - checks the resolved address at connect time (see `guarded-connector.ts`) and refuses
- *   non-public addresses unless allowlisted;
+ *   non-public addresses unless allowlisted, and the payment network's own servers always;
  * - follows redirects itself, re-checking every hop, up to `maxRedirects`;
  * - bounds the total time (connect, redirects and body) and the decoded body size.
  *
@@ -19,6 +19,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { z } from "zod";
 import { createGuardedConnector, type OutboundLookup } from "./guarded-connector";
 import { GuardedFetchError } from "./guarded-fetch-error";
+import { compileInfrastructure } from "./infrastructure";
 import { compileAllowlist } from "./outbound-allowlist";
 import { assertOutboundUrl, parseOutboundUrl } from "./outbound-url";
 import { readCappedBody } from "./read-capped-body";
@@ -41,6 +42,11 @@ export const GUARDED_FETCH_DEFAULTS = {
 const GuardedFetchOptions = z.object({
   /** Exceptions to the non-public address rule; see `outbound-allowlist.ts` for the forms. */
   allowlist: z.array(z.string()).readonly().default([]),
+  /**
+   * URLs of servers never reached, whatever the allowlist says: the payment network's own (chain
+   * RPC, facilitator), on every path of their origin, by any spelling (see `infrastructure.ts`).
+   */
+  infrastructure: z.array(z.string()).readonly().default([]),
   timeoutMs: z.number().int().positive().max(600_000).default(GUARDED_FETCH_DEFAULTS.timeoutMs),
   maxResponseBytes: z.number().int().positive().default(GUARDED_FETCH_DEFAULTS.maxResponseBytes),
   maxRedirects: z.number().int().min(0).max(20).default(GUARDED_FETCH_DEFAULTS.maxRedirects),
@@ -108,6 +114,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   const agent = new Agent({
     connect: createGuardedConnector({
       allowlist: compileAllowlist(settings.allowlist),
+      infrastructure: settings.infrastructure.length > 0 ? compileInfrastructure(settings.infrastructure) : undefined,
       lookup: settings.lookup,
       connectTimeoutMs: Math.min(settings.timeoutMs, MAX_CONNECT_TIMEOUT_MS),
     }),

@@ -23,7 +23,10 @@ export type NetworkConfig = {
   explorerUrl: string | undefined;
   /** The agent wallet's key, when autonomous payments are enabled. */
   agentPrivateKey: `0x${string}` | undefined;
-  /** Origins the guarded fetch may reach although they are not public (the local world). */
+  /**
+   * Hosts a service may be at although they are not public (the local world's services,
+   * OUTBOUND_ALLOWLIST). Never the chain's RPC or the facilitator: see `infrastructureUrls`.
+   */
   outboundAllowlist: string[];
   devnet: DevnetCoordinates | undefined;
 };
@@ -31,8 +34,9 @@ export type NetworkConfig = {
 /** Builds the network configuration for the local world from its coordinates. */
 export function networkConfigFromDevnet(devnet: DevnetCoordinates, env: Pick<Env, "AGENT_PRIVATE_KEY" | "OUTBOUND_ALLOWLIST">): NetworkConfig {
   const preset = NETWORK_PRESETS.local;
-  const origins = [devnet.facilitatorUrl, devnet.rpcUrl, ...devnet.services.map((service) => service.url)];
-  const hosts = [...new Set(origins.map((url) => new URL(url).host))];
+  // The services only: the chain's RPC and the facilitator share 127.0.0.1 with them, and listed
+  // here they were callable as services (a POST to the RPC moved the agent's USDC).
+  const hosts = [...new Set(devnet.services.map((service) => new URL(service.url).host))];
   return {
     name: "local",
     chainId: devnet.chainId,
@@ -48,6 +52,17 @@ export function networkConfigFromDevnet(devnet: DevnetCoordinates, env: Pick<Env
     outboundAllowlist: [...hosts, ...splitList(env.OUTBOUND_ALLOWLIST)],
     devnet,
   };
+}
+
+/**
+ * The payment network's own servers: the chain's RPC and the facilitator, and on the local world
+ * the devnet's own even where discovery is pointed elsewhere. The agent pays through them and
+ * never calls them as services, on any network (lib/net/infrastructure.ts). Derived from the
+ * configuration rather than kept beside it, so that it cannot fall out of step with it.
+ */
+export function infrastructureUrls(network: Pick<NetworkConfig, "rpcUrl" | "facilitatorUrl" | "devnet">): string[] {
+  const devnet = network.devnet ? [network.devnet.rpcUrl, network.devnet.facilitatorUrl] : [];
+  return [...new Set([network.rpcUrl, network.facilitatorUrl, ...devnet])];
 }
 
 /** Resolves the configuration from the environment; 503 when the local world is not running. */

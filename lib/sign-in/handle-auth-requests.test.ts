@@ -33,16 +33,13 @@ async function nonceFor(deps: AuthDependencies): Promise<{ nonce: string; cookie
   return { nonce, cookie: cookieFrom(response, NONCE_COOKIE) };
 }
 
-async function signInBody(nonce: string): Promise<string> {
-  const message = createSiweMessage({ domain: "127.0.0.1:3000", address: wallet.address, uri: ORIGIN, version: "1", chainId: 31337, nonce, issuedAt: new Date() });
+async function signInBody(nonce: string, site = { domain: "127.0.0.1:3000", uri: ORIGIN }): Promise<string> {
+  const message = createSiweMessage({ domain: site.domain, address: wallet.address, uri: site.uri, version: "1", chainId: 31337, nonce, issuedAt: new Date() });
   return JSON.stringify({ message, signature: await wallet.signMessage({ message }) });
 }
 
-function signIn(deps: AuthDependencies, body: string, cookie: string): Promise<Response> {
-  return handleSignInRequest(
-    new Request(`${ORIGIN}/api/auth/siwe`, { method: "POST", headers: { "content-type": "application/json", cookie, host: "127.0.0.1:3000" }, body }),
-    () => deps,
-  );
+function signIn(deps: AuthDependencies, body: string, cookie: string, headers: Record<string, string> = { host: "127.0.0.1:3000" }): Promise<Response> {
+  return handleSignInRequest(new Request(`${ORIGIN}/api/auth/siwe`, { method: "POST", headers: { "content-type": "application/json", cookie, ...headers }, body }), () => deps);
 }
 
 describe("sign-in routes", () => {
@@ -95,7 +92,7 @@ describe("sign-in routes", () => {
   });
 
   it("is closed (503) outside the local world without SESSION_SECRET", async () => {
-    const deps = dependencies({ X402_NETWORK: "base-sepolia", QUOTE_SECRET: "q".repeat(32) });
+    const deps = dependencies({ X402_NETWORK: "base-sepolia", QUOTE_SECRET: "q".repeat(32), APP_URL: "https://agent.example" });
     expect((await handleNonceRequest(new Request(`${ORIGIN}/api/auth/nonce`), () => deps)).status).toBe(503);
   });
 
@@ -103,5 +100,44 @@ describe("sign-in routes", () => {
     const response = handleSignOutRequest(new Request("https://agent.example/api/auth/session", { method: "DELETE" }));
     expect(response.status).toBe(204);
     expect(response.headers.get("set-cookie")).toMatch(new RegExp(`^${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax; Secure$`));
+  });
+
+  it("takes the site from APP_URL, never from Host or forwarded headers", async () => {
+    const evil = { domain: "evil.example", uri: "https://evil.example" };
+    const forged = { host: "evil.example", "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" };
+    // The local world without APP_URL: only loopback names are this app.
+    const local = dependencies();
+    let nonce = await nonceFor(local);
+    const refused = await signIn(local, await signInBody(nonce.nonce, evil), nonce.cookie, forged);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.getSetCookie()).toEqual([]);
+
+    // A configured site: a message for it signs in whatever Host says; one for the Host does not.
+    const configured = dependencies({ APP_URL: "https://agent.example" });
+    nonce = await nonceFor(configured);
+    expect((await signIn(configured, await signInBody(nonce.nonce, evil), nonce.cookie, forged)).status).toBe(401);
+    nonce = await nonceFor(configured);
+    const accepted = await signIn(configured, await signInBody(nonce.nonce, { domain: "agent.example", uri: "https://agent.example/" }), nonce.cookie, forged);
+    expect(accepted.status).toBe(200);
+    // The site is https, so the session cookie is Secure even though this request came over http.
+    expect(accepted.headers.getSetCookie().find((value) => value.startsWith(`${SESSION_COOKIE}=`))).toMatch(/; Secure$/);
+    // A message naming the loopback address is not for the configured site.
+    nonce = await nonceFor(configured);
+    expect((await signIn(configured, await signInBody(nonce.nonce), nonce.cookie)).status).toBe(401);
+  });
+
+  it("limits sign-in attempts per client address, with Retry-After", async () => {
+    const deps = dependencies({ SIGN_IN_RATE_LIMIT_REQUESTS: "3" });
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      last = await handleNonceRequest(new Request(`${ORIGIN}/api/auth/nonce`), () => deps);
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Signing in counts in the same window: the fourth attempt of this address is refused too.
+    const body = await signInBody("abcdefgh12345678");
+    expect((await signIn(deps, body, "")).status).toBe(429);
   });
 });

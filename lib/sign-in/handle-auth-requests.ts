@@ -9,7 +9,9 @@ import { z } from "zod";
 import { readBoundedJson } from "../net/read-bounded-json";
 import { AppError, problemResponse } from "../errors";
 import type { AuthDependencies } from "./auth-dependencies";
-import { isHttps, siteOf } from "../auth/request-site";
+import { cookiesSecure, signInSite } from "../auth/request-site";
+import { clientKeyOf } from "../chat/client-key";
+import { enforceRateLimit, type RateLimitOutcome } from "../chat/rate-limit";
 import { clearedSessionCookie, sessionCookie, sessionOf, SESSION_TTL_MS } from "../auth/session-cookie";
 import { sessionSecretOf } from "../auth/session-secret";
 import { claimNonce, clearedNonceCookie, issueNonce, nonceOf } from "../auth/siwe-nonce";
@@ -25,9 +27,13 @@ const SignInBody = z.object({
 export async function handleNonceRequest(request: Request, getDependencies: () => AuthDependencies): Promise<Response> {
   try {
     const deps = getDependencies();
+    const limited = await limitSignIn(request, deps);
     const now = deps.now?.() ?? Date.now();
-    const issued = issueNonce(sessionSecretOf(deps.env), { secure: isHttps(request), now });
-    return Response.json({ nonce: issued.nonce, expiresAt: new Date(issued.expiresAt).toISOString() }, { headers: { ...NO_STORE, "Set-Cookie": issued.cookie } });
+    const issued = issueNonce(sessionSecretOf(deps.env), { secure: cookiesSecure(deps.env.APP_URL, request), now });
+    return Response.json(
+      { nonce: issued.nonce, expiresAt: new Date(issued.expiresAt).toISOString() },
+      { headers: { ...NO_STORE, ...limited.headers, "Set-Cookie": issued.cookie } },
+    );
   } catch (error) {
     return problemResponse(error);
   }
@@ -36,20 +42,28 @@ export async function handleNonceRequest(request: Request, getDependencies: () =
 export async function handleSignInRequest(request: Request, getDependencies: () => AuthDependencies): Promise<Response> {
   try {
     const deps = getDependencies();
+    const limited = await limitSignIn(request, deps);
     const secret = sessionSecretOf(deps.env);
     const now = deps.now?.() ?? Date.now();
     const parsed = SignInBody.safeParse(await readBoundedJson(request, { maxBytes: 8_192, timeoutMs: 10_000 }));
     if (!parsed.success) {
       throw new AppError("bad_request:body", { errors: parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })) });
     }
-    const signIn = await verifySiweSignIn(parsed.data, { ...siteOf(request), chainId: deps.network.chainId, nonce: nonceOf(request, secret, now), now });
+    const site = signInSite(deps.env.APP_URL, request);
+    if (!site) {
+      throw new AppError("unauthorized", {
+        message: "This app signs people in only at its configured address (APP_URL).",
+        headers: { "WWW-Authenticate": SIWE_CHALLENGE },
+      });
+    }
+    const signIn = await verifySiweSignIn(parsed.data, { domain: site.domain, origin: site.origin, chainId: deps.network.chainId, nonce: nonceOf(request, secret, now), now });
     // Claimed only after the signature checked out, so only a wallet holder can write to the store.
     if (!(await claimNonce(deps.store.idempotency, signIn.nonce))) {
       throw new AppError("unauthorized", { message: "This sign-in message was used already. Start the sign-in again.", headers: { "WWW-Authenticate": SIWE_CHALLENGE } });
     }
     const session = { address: signIn.address, chainId: signIn.chainId, issuedAt: now, expiresAt: now + SESSION_TTL_MS };
-    const secure = isHttps(request);
-    const headers = new Headers(NO_STORE);
+    const secure = site.secure || cookiesSecure(deps.env.APP_URL, request);
+    const headers = new Headers({ ...NO_STORE, ...limited.headers });
     headers.append("Set-Cookie", sessionCookie(session, secret, { secure, now }));
     headers.append("Set-Cookie", clearedNonceCookie({ secure }));
     return Response.json(sessionBody(session), { headers });
@@ -70,7 +84,16 @@ export async function handleSessionRequest(request: Request, getDependencies: ()
 
 /** Signing out only forgets the cookie in this browser: the token itself stays valid until it expires (no session table). */
 export function handleSignOutRequest(request: Request): Response {
-  return new Response(null, { status: 204, headers: { ...NO_STORE, "Set-Cookie": clearedSessionCookie({ secure: isHttps(request) }) } });
+  return new Response(null, { status: 204, headers: { ...NO_STORE, "Set-Cookie": clearedSessionCookie({ secure: cookiesSecure(undefined, request) }) } });
+}
+
+/**
+ * Sign-in attempts per client address: each costs a signature check, and each success opens a
+ * session, so a script cannot mint sessions (or try nonces) as fast as it can send.
+ */
+function limitSignIn(request: Request, deps: AuthDependencies): Promise<RateLimitOutcome> {
+  const key = `sign-in:${clientKeyOf(request, deps.env)}`;
+  return enforceRateLimit(deps, [key], undefined, deps.env.SIGN_IN_RATE_LIMIT_REQUESTS);
 }
 
 function sessionBody(session: { address: string; chainId: number; issuedAt: number; expiresAt: number }) {

@@ -19,7 +19,7 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
+import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
 import { resolveNow } from "../clock";
 
 export class DatabaseLedger implements SpendingLedger {
@@ -32,9 +32,16 @@ export class DatabaseLedger implements SpendingLedger {
     const dailyLimit = checkAmount(input.dailyLimit, "dailyLimit");
     const now = resolveNow(input.now);
     const scope = input.scope ? { key: checkScopeKey(input.scope.key), dailyLimit: checkAmount(input.scope.dailyLimit, "scope.dailyLimit") } : undefined;
-    // One round trip: locks, sums and insert happen inside reserve_budget (migration 0002), or
-    // reserve_scoped_budget (0004) when a named caller's budget is counted too.
-    const { rows } = scope
+    const pool = checkPool(input);
+    // One round trip: locks, sums and insert happen inside reserve_budget (migration 0002),
+    // reserve_scoped_budget (0004) when a named caller's budget is counted too, or
+    // reserve_pooled_budget (0008) when that caller also shares a pool.
+    const { rows } = pool && scope
+      ? await sql<ReserveRow>`
+          SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
+          FROM reserve_pooled_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${scope.key}, ${scope.dailyLimit.toString()},
+            ${pool.key}, ${pool.dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db)
+      : scope
       ? await sql<ReserveRow>`
           SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
           FROM reserve_scoped_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${scope.key}, ${scope.dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db)
@@ -46,6 +53,7 @@ export class DatabaseLedger implements SpendingLedger {
     if (row.r_outcome === "conflict") throw new Error(`reservationId ${reservationId} was already used for a different payer, amount or scope`);
     if (row.r_outcome === "daily") return { ok: false, reason: "daily", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit };
     if (row.r_outcome === "scope" && scope) return { ok: false, reason: "scope", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: scope.dailyLimit };
+    if (row.r_outcome === "pool" && pool) return { ok: false, reason: "pool", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: pool.dailyLimit };
     return { ok: true };
   }
 
@@ -100,7 +108,7 @@ export class DatabaseLedger implements SpendingLedger {
   }
 }
 
-type ReserveRow = { r_outcome: "ok" | "conflict" | "daily" | "scope"; r_settled: string; r_reserved: string };
+type ReserveRow = { r_outcome: "ok" | "conflict" | "daily" | "scope" | "pool"; r_settled: string; r_reserved: string };
 
 async function sumFor(db: Kysely<Database>, column: "payer" | "budget_key", value: string, now: number): Promise<DailySpending> {
   const row = await db

@@ -15,13 +15,13 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
+import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
 import { resolveNow } from "../clock";
 
 type Reservation = (
   | { state: "reserved"; payer: string; amount: bigint; expiresAt: number }
   | { state: "committed"; payer: string; amount: bigint; txHash: string; at: number }
-) & { scope?: string };
+) & { scope?: string; pool?: string };
 
 /** Every this many reservations, payers that went quiet are swept too, so memory stays bounded. */
 const SWEEP_EVERY = 1000;
@@ -44,13 +44,14 @@ export class MemoryLedger implements SpendingLedger {
     const dailyLimit = checkAmount(input.dailyLimit, "dailyLimit");
     const now = resolveNow(input.now);
     const scope = input.scope ? { key: checkScopeKey(input.scope.key), dailyLimit: checkAmount(input.scope.dailyLimit, "scope.dailyLimit") } : undefined;
+    const pool = checkPool(input);
 
     this.maybeSweepAll(now);
     this.trim(payer, now);
 
     const existing = this.reservations.get(reservationId);
     if (existing) {
-      if (existing.payer !== payer || existing.amount !== amount || existing.scope !== scope?.key) {
+      if (existing.payer !== payer || existing.amount !== amount || existing.scope !== scope?.key || existing.pool !== pool?.key) {
         throw new Error(`reservationId ${reservationId} was already used for a different payer, amount or scope`);
       }
       return { ok: true };
@@ -66,7 +67,20 @@ export class MemoryLedger implements SpendingLedger {
         return { ok: false, reason: "scope", spent: inScope.settled, reserved: inScope.reserved, dailyLimit: scope.dailyLimit };
       }
     }
-    this.reservations.set(reservationId, { state: "reserved", payer, amount, expiresAt: now + RESERVATION_TTL_MS, ...(scope ? { scope: scope.key } : {}) });
+    if (pool) {
+      const inPool = sumOf([...this.reservations.values()].filter((reservation) => reservation.pool === pool.key), now);
+      if (inPool.settled + inPool.reserved + amount > pool.dailyLimit) {
+        return { ok: false, reason: "pool", spent: inPool.settled, reserved: inPool.reserved, dailyLimit: pool.dailyLimit };
+      }
+    }
+    this.reservations.set(reservationId, {
+      state: "reserved",
+      payer,
+      amount,
+      expiresAt: now + RESERVATION_TTL_MS,
+      ...(scope ? { scope: scope.key } : {}),
+      ...(pool ? { pool: pool.key } : {}),
+    });
     this.idsOf(payer).add(reservationId);
     return { ok: true };
   }
@@ -80,7 +94,15 @@ export class MemoryLedger implements SpendingLedger {
     if (reservation.state === "committed") {
       return { status: "already-committed", entry: toEntry(reservationId, reservation) };
     }
-    const committed: Reservation = { state: "committed", payer: reservation.payer, amount: reservation.amount, txHash, at: now, ...(reservation.scope ? { scope: reservation.scope } : {}) };
+    const committed: Reservation = {
+      state: "committed",
+      payer: reservation.payer,
+      amount: reservation.amount,
+      txHash,
+      at: now,
+      ...(reservation.scope ? { scope: reservation.scope } : {}),
+      ...(reservation.pool ? { pool: reservation.pool } : {}),
+    };
     this.reservations.set(reservationId, committed);
     return { status: "committed", entry: toEntry(reservationId, committed) };
   }

@@ -64,3 +64,13 @@ export function checkPositiveInteger(value: number, name: string): number {
   return value;
 }
 
+
+/**
+ * A reservation's pool, checked: a pool counts only beside a scope (it is the budget several
+ * scopes share), so one without a scope is a caller's mistake.
+ */
+export function checkPool(input: { scope?: unknown; pool?: { key: string; dailyLimit: bigint } }): { key: string; dailyLimit: bigint } | undefined {
+  if (!input.pool) return undefined;
+  if (!input.scope) throw new TypeError("a pool is counted only with a scope");
+  return { key: checkScopeKey(input.pool.key), dailyLimit: checkAmount(input.pool.dailyLimit, "pool.dailyLimit") };
+}

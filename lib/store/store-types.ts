@@ -35,6 +35,11 @@ export type ReserveInput = {
    * made atomically, or none is.
    */
   scope?: { key: string; dailyLimit: bigint };
+  /**
+   * A daily budget the scope shares with other scopes (every wallet signed in under open
+   * access), checked and reserved in the same atomic step. Only with a scope.
+   */
+  pool?: { key: string; dailyLimit: bigint };
   now?: number;
 };
 
@@ -42,8 +47,8 @@ export type ReserveResult =
   | { ok: true }
   | {
       ok: false;
-      /** Whose limit would be passed: the payer's, or the scope's (the named caller's budget). */
-      reason: "daily" | "scope";
+      /** Whose limit would be passed: the payer's, the scope's (the named caller's budget) or the pool's. */
+      reason: "daily" | "scope" | "pool";
       /** Settled spending in the rolling window (of the payer, or of the scope), base units. */
       spent: bigint;
       /** Outstanding reservations, base units. */

@@ -1,3 +1,4 @@
+import { issueNonce } from "../auth/siwe-nonce";
 import { describe, expect, it } from "vitest";
 import { SIWX_CHAINS, SIWX_URL, siwxInfo } from "../../tests/support/siwx-fixtures";
 import { challengeExpiresAt, readSiwxChallenge } from "./siwx-challenge";
@@ -50,6 +51,12 @@ describe("readSiwxChallenge", () => {
     expect(readSiwxChallenge(required((e) => void (e.info.statement = "Sign in\nURI: https://bank.example")), URL_, 31337, NOW)).toBeUndefined();
     expect(readSiwxChallenge(required((e) => void (e.info.statement = "x".repeat(281))), URL_, 31337, NOW)).toBeUndefined();
     expect(readSiwxChallenge(required((e) => void (e.info.nonce = "short")), URL_, 31337, NOW)).toBeUndefined();
+    // A nonce of this app's own sign-in, of a length the rule would otherwise take: a service
+    // fishing for a signed login to this app. Refused by name, not by length.
+    const appNonce = issueNonce("s".repeat(32), { secure: false, now: NOW }).nonce;
+    expect(appNonce.length).toBeLessThanOrEqual(64);
+    expect(readSiwxChallenge(required((e) => void (e.info.nonce = appNonce)), URL_, 31337, NOW)).toBeUndefined();
+    expect(readSiwxChallenge(required((e) => void (e.info.nonce = appNonce.toUpperCase())), URL_, 31337, NOW)).toBeUndefined();
     expect(readSiwxChallenge(required((e) => void (e.info.version = "2")), URL_, 31337, NOW)).toBeUndefined();
     expect(readSiwxChallenge(required((e) => void (e.info.resources = Array.from({ length: 9 }, () => URL_))), URL_, 31337, NOW)).toBeUndefined();
   });

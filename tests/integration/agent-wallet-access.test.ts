@@ -18,6 +18,8 @@ const SESSION_SECRET = "a-test-session-secret-of-at-least-32-characters";
 const QUOTE_SECRET = "a-test-quote-secret-of-at-least-32-characters!";
 const budget = (perPayment: bigint, perRequest: bigint, daily: bigint): CallerBudget => ({ perPayment, perRequest, daily });
 const weather = (city = "Lisbon") => userMessage(`What's the weather in ${city}?`);
+// The one signed-in wallet the operator allows to spend the agent wallet.
+const LISTED_WALLET = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d").address;
 const keyed = (token: string) => ({ headers: { authorization: `Bearer ${token}`, "idempotency-key": randomUUID() } });
 
 describe("a public network: the agent wallet pays for named callers only", () => {
@@ -26,7 +28,7 @@ describe("a public network: the agent wallet pays for named callers only", () =>
 
   beforeAll(async () => {
     harness = await startChatHarness({
-      env: { SESSION_SECRET, QUOTE_SECRET, RATE_LIMIT_CALLER_REQUESTS: "4" },
+      env: { SESSION_SECRET, QUOTE_SECRET, APP_URL: "https://agent.example", RATE_LIMIT_CALLER_REQUESTS: "4", AGENT_WALLET_ALLOWED_WALLETS: LISTED_WALLET },
       // The local chain, configured as if it were Base Sepolia: access defaults to named callers.
       network: async () => ({ name: "base-sepolia" }),
     });
@@ -100,9 +102,17 @@ describe("a public network: the agent wallet pays for named callers only", () =>
     }
   });
 
-  it("pays for a signed-in wallet within the default signed-in budget", async () => {
-    const wallet = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d").address;
+  it("pays for a signed-in wallet the operator listed, within the default signed-in budget; refuses one it did not (403)", async () => {
+    const wallet = LISTED_WALLET;
     const now = Date.now();
+    const stranger = privateKeyToAccount("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a").address;
+    const strangerCookie = `${SESSION_COOKIE}=${createSessionToken({ address: stranger, chainId: harness.devnet.chainId, issuedAt: now, expiresAt: now + 60_000 }, SESSION_SECRET)}`;
+    const refused = await harness.chat(weather(), { headers: { cookie: strangerCookie, "idempotency-key": randomUUID() } });
+    expect(refused.response.status).toBe(403);
+    expect(await refused.response.json()).toMatchObject({ code: "forbidden:agent_wallet" });
+    // A session for another chain is a bad credential here, as on the history routes.
+    const otherChain = `${SESSION_COOKIE}=${createSessionToken({ address: wallet, chainId: 8453, issuedAt: now, expiresAt: now + 60_000 }, SESSION_SECRET)}`;
+    expect((await harness.chat(weather(), { headers: { cookie: otherChain } })).response.status).toBe(401);
     const cookie = `${SESSION_COOKIE}=${createSessionToken({ address: wallet, chainId: harness.devnet.chainId, issuedAt: now, expiresAt: now + 60_000 }, SESSION_SECRET)}`;
     const result = await harness.chat(weather(), { headers: { cookie, "idempotency-key": randomUUID() } });
     expect(result.finish).toMatchObject({ finishReason: "payment-complete" });
@@ -127,7 +137,7 @@ describe("50 parallel requests over two keys, on the database ledger", () => {
 
   beforeAll(async () => {
     harness = await startChatHarness({
-      env: { QUOTE_SECRET, AGENT_WALLET_DAILY_CAP: "0.2" },
+      env: { QUOTE_SECRET, APP_URL: "https://agent.example", AGENT_WALLET_DAILY_CAP: "0.2" },
       network: async () => ({ name: "base-sepolia" }),
       store: createDatabaseStore(database),
     });

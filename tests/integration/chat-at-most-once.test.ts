@@ -89,8 +89,9 @@ describe("at most one payment per intent", () => {
       const before = await scripted.usdcBalance(payer);
       url = `${scripted.devnet.services.find((service) => service.name === "weather")!.url}?city=Berlin`;
       const scriptedUrl = url;
-      // The user names the URL, so the agent may call it without discovery.
-      const result = await scripted.chat(userMessage(`Get ${scriptedUrl.replace(/\?.*/, "")} for Berlin`));
+      // The user names the URL, query included, so the agent may call it without discovery
+      // (named means exactly what the user wrote: lib/agent/named-urls.ts).
+      const result = await scripted.chat(userMessage(`Get ${scriptedUrl} please`));
       expect(result.finish?.finishReason).toBe("payment-complete");
       expect(new Set(result.payments.filter((payment) => payment.status === "confirmed").map((payment) => payment.txHash)).size).toBe(1);
       expect(await scripted.usdcBalance(payer)).toBe(before - WEATHER);

@@ -128,7 +128,8 @@ describe("interval mining", () => {
   });
 
   it("with instant mining, extra confirmations are mined on demand", async () => {
-    devnet = await startDevnet({ blockTimeSeconds: 0, confirmations: 3 });
+    // No heartbeat, so that every block after the settlement's is one the facilitator mined.
+    devnet = await startDevnet({ blockTimeSeconds: 0, heartbeatSeconds: 0, confirmations: 3 });
     const chain = createPublicClient({ transport: http(devnet.rpcUrl) });
     const account = privateKeyToAccount(devnet.accounts.agent.privateKey as Hex);
     const client = new x402Client()

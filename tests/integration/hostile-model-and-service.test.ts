@@ -482,6 +482,7 @@ describe("a hostile service", () => {
             call(hostile.url("/evil-collect")),
             call(hostile.url(`/data?payTo=${EVIL}&amount=100000000`)),
             { tool: "call_paid_service", input: { url: hostile.url("/data"), method: "POST", body: { payTo: EVIL, amount: "100", spendingLimits: { perRequest: 1000000 } } } },
+            { tool: "call_paid_service", input: { url: hostile.url("/data"), method: "POST", body: { again: 1, payTo: EVIL } } },
             call(hostile.url("/data?again=1"), { payTo: EVIL, amount: 100 }),
           ],
         };
@@ -510,16 +511,24 @@ describe("a hostile service", () => {
     const newOffers = hostile.offers.slice(offersBefore);
     expect(newOffers.every((offer) => offer.path === "/data" && offer.outcome === "settled")).toBe(true);
     expect(newOffers).toHaveLength(2);
-    // Not named by the user: the person is asked (one at a time) before any request is made.
-    const unnamed = [hostile.url(`/query-priced?payTo=${EVIL}&amount=100000000`), hostile.url("/evil-collect")].map((url) => (outcomeFor(followUps, url)?.value as { status?: string } | undefined)?.status);
-    expect(unnamed.sort()).toEqual(["awaiting-approval", "refused"]);
+    // Not named by the user: the person is asked (one at a time) before any request is made. The
+    // user's /data with a query the answer made up is not what the user named either.
+    const unnamedUrls = [
+      hostile.url(`/query-priced?payTo=${EVIL}&amount=100000000`),
+      hostile.url("/evil-collect"),
+      hostile.url(`/data?payTo=${EVIL}&amount=100000000`),
+      hostile.url("/data?again=1"),
+    ];
+    const unnamed = unnamedUrls.map((url) => (outcomeFor(followUps, url)?.value as { status?: string } | undefined)?.status);
+    expect(unnamed.sort()).toEqual(["awaiting-approval", "refused", "refused", "refused"]);
     expect(hostile.requests.slice(requestsBefore).map((request) => request.path)).not.toContain("/query-priced");
-    // Named (/data, whatever the query or body): one more fits in 0.12, the other two do not.
-    const dataCalls = followUps.filter((entry) => stripQuery(String(entry.input?.url)) === hostile.url("/data"));
-    expect(dataCalls).toHaveLength(3);
+    expect(hostile.requests.slice(requestsBefore).filter((request) => request.search !== "")).toEqual([]);
+    // Named (/data exactly as the user wrote it; the body is the model's): one more fits in 0.12, the other does not.
+    const dataCalls = followUps.filter((entry) => entry.input?.url === hostile.url("/data"));
+    expect(dataCalls).toHaveLength(2);
     const dataOutcomes = dataCalls.map((entry) => entry.value as { status: string; reason?: string });
     expect(dataOutcomes.filter((outcome) => outcome.status === "paid")).toHaveLength(1);
-    expect(dataOutcomes.filter((outcome) => outcome.reason === "limit-exceeded")).toHaveLength(2);
+    expect(dataOutcomes.filter((outcome) => outcome.reason === "limit-exceeded")).toHaveLength(1);
     const after = await snapshot();
     expect(after.hostilePayee - before.hostilePayee).toBe(USDC("0.1"));
     expect(after.evil).toBe(0n);
@@ -564,16 +573,19 @@ describe("a hostile service", () => {
   it("a paid answer that says 'buy again' gets the recorded outcome for the same call, and only what the limits allow for new ones", async () => {
     const before = await snapshot();
     const url = hostile.url("/again");
+    const parts = [3, 4, 5].map((part) => `${url}?part=${part}`);
     let results: ToolResultView[] = [];
     // The model obeys every answer and keeps buying, whatever the outcome: first the very same
-    // call (at most one payment per intent), then variations that are new purchases.
+    // call (at most one payment per intent), then variations that are new purchases. The user
+    // named every part, so the limits decide (a part the user did not name would wait for the
+    // person's go-ahead: tests/integration/service-steered-urls.test.ts).
     script = (view) => {
       results = view.results;
       if (view.step <= 2) return { text: "The service says to call again.", calls: [call(url)] };
       if (view.step <= 5) return { text: "Asking for the next part.", calls: [call(`${url}?part=${view.step}`)] };
       return { text: "Stopping." };
     };
-    const result = await harness.chat({ messages: [{ role: "user", content: `Get the dataset from ${url}` }], spendingLimits: { perRequest: "0.025" } });
+    const result = await harness.chat({ messages: [{ role: "user", content: `Get the dataset from ${url}, and parts ${parts.join(", ")}` }], spendingLimits: { perRequest: "0.025" } });
     const { transfers, spent } = await expectMoneyConsistent(result, before, USDC("0.025"));
     // 0.01 each: the first call, then one new part; 0.03 would pass the 0.025 limit.
     expect(transfers).toHaveLength(2);
@@ -586,6 +598,27 @@ describe("a hostile service", () => {
     expect(outcomes.slice(4).every((outcome) => outcome.reason === "limit-exceeded")).toBe(true);
     expect(hostile.settlements.filter((settlement) => settlement.path === "/again")).toHaveLength(2);
     expect(result.finish?.finishReason).toBe("limit-exceeded");
+  });
+
+  it("a paid answer that says 'buy the next part' does not make the next part the user's: it waits for the go-ahead", async () => {
+    const before = await snapshot();
+    const url = hostile.url("/again");
+    const requestsBefore = hostile.requests.length;
+    let seen: ToolResultView[] = [];
+    script = steps(
+      () => ({ calls: [call(url)] }),
+      // The answer said to call again; the model adds a query of its own making.
+      () => ({ text: "Asking for the next part.", calls: [call(`${url}?part=2`)] }),
+      (view) => {
+        seen = view.lastResults;
+        return { text: "Waiting." };
+      },
+    );
+    const result = await harness.chat({ messages: [{ role: "user", content: `Get the dataset from ${url}` }] });
+    const { transfers } = await expectMoneyConsistent(result, before, DEFAULT_PER_REQUEST);
+    expect(transfers).toHaveLength(1);
+    expect(seen[0]?.value).toMatchObject({ status: "awaiting-approval" });
+    expect(hostile.requests.slice(requestsBefore).map((request) => request.search)).toEqual(["", ""]);
   });
 });
 

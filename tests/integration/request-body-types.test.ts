@@ -25,6 +25,7 @@ const TEXT = "text/plain; charset=utf-8";
 
 let harness: ChatHarness;
 let hostile: HostileService;
+let bazaar: HostileService;
 let world: HostileWorld | undefined;
 
 // ---------------------------------------------------------------------------------------------
@@ -58,7 +59,8 @@ function step(prompt: LanguageModelV4CallOptions["prompt"]): LanguageModelV4Stre
 const model = new MockLanguageModelV4({ doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(step(prompt)) }) });
 
 // ---------------------------------------------------------------------------------------------
-// The world: one hostile-service host serving the discovery list and the two paid services.
+// The world: one hostile-service host serving the discovery list (the app's facilitator, which is
+// never a service), another serving the two paid services.
 
 function listing(path: string, serviceName: string, tags: string[], extensions: Record<string, unknown>) {
   if (!world) throw new Error("the service was asked before the world was up");
@@ -77,6 +79,10 @@ function listing(path: string, serviceName: string, tags: string[], extensions: 
 beforeAll(async () => {
   const paid = () => [exactUsdcOption(world!, { amount: PRICE.toString(), payTo })];
   hostile = await startHostileService({
+    "/v1/subscribe": { accepts: paid, answer: () => ({ subscribed: true }) },
+    "/v1/summarize": { accepts: paid, answer: () => ({ summary: "Short." }) },
+  });
+  bazaar = await startHostileService({
     // No search route: discovery falls back to the list, as with a facilitator without search.
     "/discovery/resources": {
       answer: () => {
@@ -91,16 +97,14 @@ beforeAll(async () => {
         return { items, pagination: { limit: 100, offset: 0, total: items.length } };
       },
     },
-    "/v1/subscribe": { accepts: paid, answer: () => ({ subscribed: true }) },
-    "/v1/summarize": { accepts: paid, answer: () => ({ summary: "Short." }) },
   });
   try {
     harness = await startChatHarness({
       baseModel: { model, modelId: "scripted", isDemo: false },
-      network: async () => ({ facilitatorUrl: hostile.origin, outboundAllowlist: [`127.0.0.1:${hostile.port}`] }),
+      network: async () => ({ facilitatorUrl: bazaar.origin, outboundAllowlist: [`127.0.0.1:${hostile.port}`] }),
     });
   } catch (error) {
-    await hostile.close();
+    await Promise.all([hostile.close(), bazaar.close()]);
     throw error;
   }
   world = {
@@ -115,7 +119,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.stop();
-  await hostile?.close();
+  await Promise.all([hostile?.close(), bazaar?.close()]);
 });
 
 const requestsTo = (path: string) => hostile.requests.filter((request) => request.path === path).map(({ hasPayment, body, contentType }) => ({ hasPayment, body, contentType }));

@@ -85,5 +85,46 @@ export function describeBudgetScopeContract(name: string, makeStores: MakeStores
       expect(await stores[0]!.ledger.spentInScope("key:b", { now: T0 })).toEqual({ settled: 0n, reserved: BigInt(okFor(1)) * CENT });
       expect(await stores[0]!.ledger.spentToday(WALLET, { now: T0 })).toEqual({ settled: 0n, reserved: 20n * CENT });
     });
+
+    it("holds wallets that share a pool to the pool's cap, each to its own budget, under a race from many stores", async () => {
+      const stores = await open(3);
+      const pool = { key: "pool:open-sign-in", dailyLimit: 7n * CENT };
+      // 12 wallets, 4 attempts each, 2 cents of budget each: 24 would fit their budgets, 7 the pool.
+      const results = await Promise.all(
+        Array.from({ length: 48 }, (_, index) =>
+          stores[index % stores.length]!.ledger.reserve({
+            payer: WALLET,
+            reservationId: `pool-${index}`,
+            amount: CENT,
+            dailyLimit: 100n * CENT,
+            scope: { key: `account:w${index % 12}`, dailyLimit: 2n * CENT },
+            pool,
+            now: T0,
+          }),
+        ),
+      );
+      const granted = results.filter((result) => result.ok).length;
+      expect(granted).toBe(7);
+      for (let wallet = 0; wallet < 12; wallet += 1) {
+        expect((await stores[0]!.ledger.spentInScope(`account:w${wallet}`, { now: T0 })).reserved).toBeLessThanOrEqual(2n * CENT);
+      }
+      const refusals = results.filter((result) => !result.ok).map((result) => (result.ok ? "" : result.reason));
+      expect(refusals).toContain("pool");
+      // The pool's room comes back when a reservation is released, and a commit counts for 24 h.
+      const firstOk = results.findIndex((result) => result.ok);
+      await stores[1]!.ledger.release(`pool-${firstOk}`);
+      const next = { payer: WALLET, amount: CENT, dailyLimit: 100n * CENT, scope: { key: "account:fresh", dailyLimit: 2n * CENT }, pool, now: T0 + 1_000 };
+      expect(await stores[2]!.ledger.reserve({ ...next, reservationId: "pool-after-release" })).toEqual({ ok: true });
+      expect(await stores[0]!.ledger.reserve({ ...next, reservationId: "pool-over" })).toMatchObject({ ok: false, reason: "pool", dailyLimit: 7n * CENT });
+    });
+
+    it("refuses a pool without a scope, and the same id under another pool", async () => {
+      const [{ ledger }] = (await open(1)) as [Store];
+      await expect(ledger.reserve({ payer: WALLET, reservationId: "p0", amount: CENT, dailyLimit: 100n * CENT, pool: { key: "pool:x", dailyLimit: CENT }, now: T0 })).rejects.toThrow(/scope/);
+      const input = { payer: WALLET, reservationId: "p1", amount: CENT, dailyLimit: 100n * CENT, scope: { key: "account:a", dailyLimit: CENT }, pool: { key: "pool:x", dailyLimit: CENT }, now: T0 };
+      expect(await ledger.reserve(input)).toEqual({ ok: true });
+      expect(await ledger.reserve(input)).toEqual({ ok: true });
+      await expect(ledger.reserve({ ...input, pool: { key: "pool:y", dailyLimit: CENT } })).rejects.toThrow();
+    });
   });
 }

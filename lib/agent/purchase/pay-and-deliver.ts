@@ -153,6 +153,10 @@ export function describeFetchFailure(error: unknown): string {
     case "blocked_address":
     case "blocked_scheme":
       return guarded.requestMayHaveArrived ? "it redirected to a refused address" : "address not allowed";
+    case "infrastructure":
+      return guarded.requestMayHaveArrived
+        ? "it redirected to the payment network's own server, which is not a service"
+        : "this is the payment network's own server, not a service";
     case undefined:
       // Our own time limit on the paid request aborts it with a TimeoutError.
       return error instanceof Error && error.name === "TimeoutError" ? "timed out" : "the request was stopped";

@@ -85,10 +85,23 @@ export class PaymentTracker {
    * status is a no-op. `terms` come with the quote.
    */
   update(update: PaymentUpdate, terms?: JournalTerms): void {
-    if (this.writer.statusOf(update.id) === update.status) return;
+    if (this.show(update)) this.journal(update, terms);
+  }
+
+  /**
+   * Shows a step an earlier attempt of the same payment already took and journaled (a retry's
+   * recorded outcome, purchase-once.ts): in this stream and in `d:`, never in the journal, whose
+   * row is that payment's and stays as its first attempt left it.
+   */
+  replay(update: PaymentUpdate): void {
+    this.show(update);
+  }
+
+  /** Streams the step and remembers it for `d:`; false when it repeats the current status. */
+  private show(update: PaymentUpdate): boolean {
+    if (this.writer.statusOf(update.id) === update.status) return false;
     const { signedReceipt: _journalOnly, ...event } = update;
     this.writer.payment(event);
-    this.journal(update, terms);
     const previous = this.payments.get(update.id);
     const summary: PaymentSummary = {
       id: update.id,
@@ -106,6 +119,7 @@ export class PaymentTracker {
     };
     this.payments.set(update.id, summary);
     if (update.status === "confirmed" && update.txHash) this.lastSettledTxHash = update.txHash;
+    return true;
   }
 
   private journal(update: PaymentUpdate, terms: JournalTerms | undefined): void {

@@ -3,8 +3,9 @@
  * then stands for the whole window, so a retry is told the outcome is unknown and never pays.
  */
 import { describe, expect, it, vi } from "vitest";
+import { MemoryJournal } from "../../journal/memory-journal";
 import { MemoryIdempotencyStore } from "../../store/memory-idempotency-store";
-import { StreamWriter } from "../../stream";
+import { StreamWriter, type PaymentEvent } from "../../stream";
 import { PaymentTracker } from "./payment-tracker";
 import { INTENT_TTL_SECONDS, purchaseOnce } from "./purchase-once";
 import type { PurchaseOutcome } from "./purchase-types";
@@ -70,5 +71,53 @@ describe("purchaseOnce", () => {
     await purchaseOnce({ store, key: "k", tracker: tracker() }, attempt);
     await purchaseOnce({ store, key: "k", tracker: tracker() }, attempt);
     expect(attempt).toHaveBeenCalledTimes(2);
+  });
+
+  describe("a replay shows the recorded outcome in the retry's stream only", () => {
+    // The first attempt journals its payment as it happens; a retry is the same payment, so the
+    // row its first attempt wrote (status, message, hash) must come out of the retry unchanged.
+    const outcomes: PurchaseOutcome[] = [
+      delivered,
+      { status: "pending", paymentId: "pay_1", message: "Not spent yet.", expiresAt: 1, txHash: `0x${"cd".repeat(32)}` },
+      { status: "failed", paymentId: "pay_1", reason: "payment-failed", message: "The service failed after the payment settled.", txHash: `0x${"ef".repeat(32)}` },
+    ];
+
+    it.each(outcomes.map((outcome) => [outcome.status, outcome] as const))("%s: the journal row and its events stay as the first attempt left them", async (_, outcome) => {
+      const journal = new MemoryJournal();
+      const store = new MemoryIdempotencyStore();
+      const journaled = (sent: PaymentEvent[] = []) => {
+        const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
+        const write = writer.payment.bind(writer);
+        writer.payment = (payment) => {
+          sent.push(payment as PaymentEvent);
+          write(payment);
+        };
+        return new PaymentTracker(writer, { journal, requestKey: "key:test", conversationId: "conversation", now: () => 1_000 });
+      };
+      const first = journaled();
+      await purchaseOnce({ store, key: "k", tracker: first }, async () => {
+        first.update({ id: "pay_1", status: "quoted", service: "Paid data", resource: "https://paid.example/data", amount: "0.015", message: "Paid data asks 0.015 USDC." });
+        const txHash = "txHash" in outcome ? (outcome.txHash as `0x${string}`) : undefined;
+        first.update({ id: "pay_1", status: outcome.status as PaymentEvent["status"], message: "As the first attempt saw it.", txHash });
+        return outcome;
+      });
+      expect(await first.recorded()).toBe(true);
+      const row = await journal.get("pay_1");
+      const events = await journal.events("pay_1");
+      expect(row).toMatchObject({ status: outcome.status, message: "As the first attempt saw it." });
+
+      const sent: PaymentEvent[] = [];
+      const retry = journaled(sent);
+      const attempt = vi.fn(async () => outcome);
+      expect(await purchaseOnce({ store, key: "k", tracker: retry }, attempt)).toMatchObject({ status: outcome.status });
+      expect(attempt).not.toHaveBeenCalled();
+      // The retry's stream and summary show it, saying it is no new payment …
+      expect(sent).toEqual([expect.objectContaining({ id: "pay_1", status: outcome.status, message: expect.stringMatching(/earlier attempt/) })]);
+      expect(retry.summaries).toEqual([expect.objectContaining({ id: "pay_1", status: outcome.status })]);
+      // … and the journal has not moved.
+      expect(await retry.recorded()).toBe(true);
+      expect(await journal.get("pay_1")).toEqual(row);
+      expect(await journal.events("pay_1")).toEqual(events);
+    });
   });
 });

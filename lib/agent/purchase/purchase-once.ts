@@ -103,19 +103,23 @@ function spentNothing(outcome: PurchaseOutcome): boolean {
   }
 }
 
-/** Shows a recorded outcome in this stream, saying plainly that it is not a new payment. */
+/**
+ * Shows a recorded outcome in this stream, saying plainly that it is not a new payment. Stream
+ * only: the journal already holds this payment as its first attempt recorded it, and a retry
+ * (which may come from anyone who can repeat the request) must not rewrite that row.
+ */
 function replay(tracker: PaymentTracker, outcome: PurchaseOutcome): void {
   const message = "Already paid by an earlier attempt of this request; this is its recorded result, not a new payment.";
   switch (outcome.status) {
     case "delivered":
-      tracker.update({ id: outcome.paymentId, status: "delivered", service: outcome.service, resource: outcome.resource, amount: outcome.amount, txHash: outcome.txHash as `0x${string}`, message });
+      tracker.replay({ id: outcome.paymentId, status: "delivered", service: outcome.service, resource: outcome.resource, amount: outcome.amount, txHash: outcome.txHash as `0x${string}`, message });
       tracker.markSettled(outcome.txHash);
       break;
     case "pending":
-      tracker.update({ id: outcome.paymentId, status: "pending", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} This is the recorded state of an earlier attempt; it was not paid again.` });
+      tracker.replay({ id: outcome.paymentId, status: "pending", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} This is the recorded state of an earlier attempt; it was not paid again.` });
       break;
     case "failed":
-      tracker.update({ id: outcome.paymentId, status: "failed", reason: outcome.reason, ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} ${message}` });
+      tracker.replay({ id: outcome.paymentId, status: "failed", reason: outcome.reason, ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} ${message}` });
       if (outcome.txHash) tracker.markSettled(outcome.txHash);
       break;
     default:

@@ -45,10 +45,18 @@ async function reserveDaily(deps: Pick<PurchaseDependencies, "ledger">, quote: Q
       amount: quote.option.amount,
       dailyLimit: scope ? scope.walletDailyCap : limits.daily,
       ...(scope ? { scope: { key: scope.key, dailyLimit: limits.daily } } : {}),
+      ...(scope?.pool ? { pool: { key: scope.pool.key, dailyLimit: scope.pool.dailyLimit } } : {}),
     });
     if (result.ok) return "ok";
     // Which limit stopped it, so the person (and the page) knows whose budget ran out.
-    const which = result.reason === "scope" && scope ? `the daily limit of ${scope.label}` : scope ? "the agent wallet's daily cap" : "the daily limit";
+    const which =
+      result.reason === "pool" && scope?.pool
+        ? `the daily limit of ${scope.pool.label}`
+        : result.reason === "scope" && scope
+          ? `the daily limit of ${scope.label}`
+          : scope
+            ? "the agent wallet's daily cap"
+            : "the daily limit";
     const used = `${formatUsdc(result.spent + result.reserved)} USDC used or reserved in the last 24 h`;
     return {
       reason: "limit-exceeded",

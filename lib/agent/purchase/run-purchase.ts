@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { checkPayment } from "../../limits/check-payment";
 import { checkPayeePolicy } from "../../limits/payee-policy";
 import { formatUsdc } from "../../money";
+import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../../stream";
 import { quoteNonce } from "../../x402/authorization-nonce";
 import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
@@ -54,6 +55,11 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   try {
     first = await deps.fetch(request.url, { method: request.method, body: request.body, headers: requestHeaders(request.body, request.contentType), signal: request.signal });
   } catch (error) {
+    const refused = GuardedFetchError.find(error);
+    if (refused?.code === "infrastructure" && !refused.requestMayHaveArrived) {
+      // Named as what it is, so that neither the model nor the person takes it for a service that is down.
+      return fail("service-unavailable", `Not called: ${new URL(request.url).host} is the payment network's own server (its chain RPC or facilitator), not a service. Nothing was sent, signed or paid.`);
+    }
     return fail("service-unavailable", `${request.service} could not be reached (${describeFetchFailure(error)}); nothing was signed.`);
   }
   if (first.ok) return { status: "free", service: request.service, resource: request.url, data: await readServiceData(first) };
