@@ -8,7 +8,7 @@
 /** Loopback names a browser on the same machine uses for the local world. */
 const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
 
-export type SignInSite = { domain: string; origin: string; secure: boolean };
+export type SignInSite = { domain: string; origin: string };
 
 /**
  * The configured site (`APP_URL`, an origin) when there is one. Without it, which only the local
@@ -21,11 +21,11 @@ export type SignInSite = { domain: string; origin: string; secure: boolean };
 export function signInSite(appUrl: string | undefined, request: Request): SignInSite | undefined {
   if (appUrl) {
     const url = new URL(appUrl);
-    return { domain: url.host, origin: url.origin, secure: url.protocol === "https:" };
+    return { domain: url.host, origin: url.origin };
   }
   const host = request.headers.get("host") ?? new URL(request.url).host;
   if (!LOOPBACK_HOST.test(host)) return undefined;
-  return { domain: host.toLowerCase(), origin: `http://${host.toLowerCase()}`, secure: false };
+  return { domain: host.toLowerCase(), origin: `http://${host.toLowerCase()}` };
 }
 
 /**

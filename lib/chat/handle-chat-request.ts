@@ -4,7 +4,6 @@ import "server-only";
  * a status and a problem body (400, 402, 403, 408, 409, 429, 503); then the agent runs and
  * streams.
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { authorizeAgentWallet, callerKey, mayCallUnlisted, resolveCaller, type Caller } from "../access/caller";
 import type { UnlistedCalls } from "../agent/agent-run";
@@ -15,12 +14,12 @@ import { AppError, problemResponse, type FieldError } from "../errors";
 import { inspectMessages } from "../safety/content-safety";
 import type { IdempotencyStore } from "../store/store-types";
 import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
-import { canonicalJson } from "../x402/authorization-nonce";
 import { readConfirmationToken, type ConfirmedTerms } from "../x402/agent-confirmation";
 import { PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
 import type { ChatDependencies } from "./chat-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "../stream/chat-request";
 import { clientKeyOf } from "./client-key";
+import { namespaceOf, requestKeyOf } from "./request-key";
 import { enforceRateLimit } from "./rate-limit";
 import { bindApprovalToRequest } from "./bind-approval-request";
 import { readBoundedJson } from "../net/read-bounded-json";
@@ -198,8 +197,6 @@ function hostOf(url: string): string {
   }
 }
 
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
  * How long a request holds its Idempotency-Key while it runs: a little over the route's 50 s
  * maxDuration, so the claim outlives any run that could still release it (a release after the
@@ -207,39 +204,6 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
  * frees itself soon after.
  */
 const IN_FLIGHT_CLAIM_TTL_SECONDS = 60;
-
-/**
- * Whose request keys these are, so one caller's key can never return, or rewrite, another
- * caller's recorded (possibly paid) outcome. A named caller (API key, signed-in wallet) is
- * namespaced by that credential, from any address; an anonymous one by the wallet its body
- * names (whose payments need that wallet's signature) or else by its client address. Behind no
- * trusted proxy every anonymous caller is "ip:direct"; where access is not open, anonymous
- * callers cannot make the agent wallet pay, so nothing paid is kept under that namespace.
- */
-export function namespaceOf(caller: Caller, walletAddress: string | undefined, clientKey: string): string {
-  const wallet = walletAddress ? `wallet:${walletAddress.toLowerCase()}` : undefined;
-  const named = callerKey(caller);
-  if (named) return wallet ? `${named}:${wallet}` : named;
-  return wallet ?? clientKey;
-}
-
-type RequestKey = { key: string; fromHeader: boolean };
-
-/**
- * What makes two requests "the same" for at-most-once payments: the client's Idempotency-Key
- * when it sends one (the browser does, per message), otherwise the conversation; both within
- * the caller's namespace.
- */
-function requestKeyOf(request: Request, caller: string, messages: { role: string; content: string }[]): RequestKey {
-  const header = request.headers.get("idempotency-key")?.trim();
-  if (header) {
-    if (!IDEMPOTENCY_KEY.test(header)) {
-      throw new AppError("bad_request:body", { errors: [{ path: "Idempotency-Key", message: "must be 1-128 characters of A-Z a-z 0-9 . _ : -" }] });
-    }
-    return { key: `key:${caller}:${header}`, fromHeader: true };
-  }
-  return { key: `conversation:${caller}:${createHash("sha256").update(canonicalJson(messages)).digest("hex")}`, fromHeader: false };
-}
 
 /**
  * Claims the request key for as long as the request runs; a concurrent duplicate is refused

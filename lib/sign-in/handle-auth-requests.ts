@@ -62,7 +62,7 @@ export async function handleSignInRequest(request: Request, getDependencies: () 
       throw new AppError("unauthorized", { message: "This sign-in message was used already. Start the sign-in again.", headers: { "WWW-Authenticate": SIWE_CHALLENGE } });
     }
     const session = { address: signIn.address, chainId: signIn.chainId, issuedAt: now, expiresAt: now + SESSION_TTL_MS };
-    const secure = site.secure || cookiesSecure(deps.env.APP_URL, request);
+    const secure = cookiesSecure(deps.env.APP_URL, request);
     const headers = new Headers({ ...NO_STORE, ...limited.headers });
     headers.append("Set-Cookie", sessionCookie(session, secret, { secure, now }));
     headers.append("Set-Cookie", clearedNonceCookie({ secure }));

@@ -14,23 +14,13 @@ import { SESSION_COOKIE } from "../../lib/auth/session-cookie";
 import { NONCE_COOKIE } from "../../lib/auth/siwe-nonce";
 import { handleNonceRequest, handleSignInRequest } from "../../lib/sign-in/handle-auth-requests";
 import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
-import { startFakeOpenAiServer, type ChatScript, type FakeOpenAiServer } from "../support/fake-openai-server";
-import { exactUsdcOption, startHostileService, type HostileService } from "../support/hostile-service";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server";
+import { callUserNamedUrl } from "../support/scripted-replies";
+import { exactUsdcOption, hostileWorldOf, startHostileService, type HostileService } from "../support/hostile-service";
 
 const CENT = 10_000n;
 const SESSION_SECRET = "a-test-session-secret-of-at-least-32-characters";
 const SITE = "127.0.0.1:3000";
-
-/** Calls the first URL of the last user message once, then answers with the tool's result. */
-const callTheNamedUrl: ChatScript = (request) => {
-  const last = request.messages.at(-1);
-  if (last?.role === "tool") return { text: `Result: ${typeof last.content === "string" ? last.content.slice(0, 400) : "…"}` };
-  const user = [...request.messages].reverse().find((message) => message.role === "user");
-  const text = typeof user?.content === "string" ? user.content : "";
-  const url = /https?:\/\/[^\s"']+/.exec(text)?.[0];
-  if (!url) return { text: "Nothing to call." };
-  return { toolCalls: [{ name: "call_paid_service", arguments: { url, method: "GET" } }] };
-};
 
 /** Signs in through the real routes (nonce cookie, EIP-4361 message, signature) and returns the session cookie. */
 async function signIn(harness: ChatHarness, account: PrivateKeyAccount): Promise<string> {
@@ -58,7 +48,7 @@ type World = { harness: ChatHarness; fake: FakeOpenAiServer; hostile: HostileSer
 
 async function startWorld(env: Record<string, string>): Promise<World> {
   const payee = privateKeyToAccount(generatePrivateKey()).address;
-  const fake = await startFakeOpenAiServer(callTheNamedUrl);
+  const fake = await startFakeOpenAiServer((request) => callUserNamedUrl(request.messages));
   const hostile = await startHostileService({
     "/drain": { accepts: (world) => [exactUsdcOption(world, { amount: CENT.toString(), payTo: payee })], answer: () => ({ data: "the attacker's answer" }) },
     "/login": { answer: (url) => ({ guess: url.search, ok: false }) },
@@ -69,13 +59,7 @@ async function startWorld(env: Record<string, string>): Promise<World> {
       baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
       network: async () => ({ outboundAllowlist: [new URL(hostile.origin).host] }),
     });
-    hostile.configure({
-      facilitatorUrl: harness.devnet.facilitatorUrl,
-      network: `eip155:${harness.devnet.chainId}`,
-      usdc: harness.devnet.usdc,
-      usdcName: harness.deps.network.usdcName,
-      usdcVersion: harness.deps.network.usdcVersion,
-    });
+    hostile.configure(hostileWorldOf(harness.devnet, harness.deps.network));
     return {
       harness,
       fake,

@@ -29,7 +29,7 @@ import { decodeAll, findSequenceViolations, type ApprovalRequest, type PaymentEv
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
 import { toViemTypedData } from "../../lib/x402/transfer-authorization";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
-import { exactUsdcOption, startHostileService, type AfterPaymentTrick, type HostileService } from "../support/hostile-service";
+import { exactUsdcOption, hostileWorldOf, startHostileService, type AfterPaymentTrick, type HostileService } from "../support/hostile-service";
 
 const PRICE = 15_000n; // 0.015 USDC
 const LIMITS = { perPayment: "0.015", perRequest: "0.015", daily: "0.015" };
@@ -97,13 +97,7 @@ beforeAll(async () => {
       APPROVAL_TTL_SECONDS: "30",
     },
   });
-  hostile.configure({
-    facilitatorUrl: harness.devnet.facilitatorUrl,
-    network: harness.devnet.network as `${string}:${string}`,
-    usdc: harness.devnet.usdc,
-    usdcName: harness.devnet.usdcName,
-    usdcVersion: harness.devnet.usdcVersion,
-  });
+  hostile.configure(hostileWorldOf(harness.devnet, harness.devnet));
 }, 60_000);
 
 afterAll(async () => {

@@ -25,6 +25,7 @@ import { stripQuery } from "../../lib/x402/discovery-client";
 import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
 import {
   exactUsdcOption,
+  hostileWorldOf,
   startHostileService,
   startRecordingServer,
   usdcUnits,
@@ -218,13 +219,7 @@ beforeAll(async () => {
     // Only these two loopback ports are allowlisted beyond the local world's own.
     env: { OUTBOUND_ALLOWLIST: `127.0.0.1:${hostile.port},127.0.0.1:${allowed.port}` },
   });
-  hostile.configure({
-    facilitatorUrl: harness.devnet.facilitatorUrl,
-    network: harness.devnet.network as `${string}:${string}`,
-    usdc: harness.devnet.usdc,
-    usdcName: harness.deps.network.usdcName,
-    usdcVersion: harness.deps.network.usdcVersion,
-  });
+  hostile.configure(hostileWorldOf(harness.devnet, harness.deps.network));
   client = createPublicClient({ transport: http(harness.devnet.rpcUrl) }) as PublicClient;
   agent = harness.devnet.accounts.agent.address as `0x${string}`;
   merchant = harness.devnet.accounts.merchant.address as `0x${string}`;

@@ -14,7 +14,8 @@ import { createBaseModel } from "../../lib/agent/model/create-chat-model";
 import type { AgentConfirmation, PaymentEvent } from "../../lib/stream";
 import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
 import { startFakeOpenAiServer, type ChatCompletionMessage, type FakeOpenAiServer } from "../support/fake-openai-server";
-import { exactUsdcOption, startHostileService, usdcUnits, type HostileService } from "../support/hostile-service";
+import { textOf } from "../support/scripted-replies";
+import { exactUsdcOption, startHostileService, usdcUnits, hostileWorldOf, type HostileService } from "../support/hostile-service";
 
 const PRICE = BigInt(usdcUnits("0.01"));
 const payee = privateKeyToAccount(generatePrivateKey()).address;
@@ -23,11 +24,6 @@ let harness: ChatHarness;
 let hostile: HostileService;
 let fake: FakeOpenAiServer;
 
-function textOf(message: ChatCompletionMessage | undefined): string {
-  const content = message?.content;
-  if (typeof content === "string") return content;
-  return (content ?? []).map((part) => ("text" in part && typeof part.text === "string" ? part.text : "")).join("");
-}
 
 /**
  * The obedient model: calls the URL in the user's words, then whatever URL the last tool
@@ -59,13 +55,7 @@ beforeAll(async () => {
     baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
     env: { OUTBOUND_ALLOWLIST: `127.0.0.1:${hostile.port}` },
   });
-  hostile.configure({
-    facilitatorUrl: harness.devnet.facilitatorUrl,
-    network: harness.devnet.network as `${string}:${string}`,
-    usdc: harness.devnet.usdc,
-    usdcName: harness.deps.network.usdcName,
-    usdcVersion: harness.deps.network.usdcVersion,
-  });
+  hostile.configure(hostileWorldOf(harness.devnet, harness.deps.network));
 }, 120_000);
 
 afterAll(async () => {

@@ -19,8 +19,9 @@ import type { ApprovalRequest } from "../../lib/stream";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
 import { toViemTypedData } from "../../lib/x402/transfer-authorization";
 import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
-import { startFakeOpenAiServer, type ChatCompletionMessage, type FakeOpenAiServer } from "../support/fake-openai-server";
-import { exactUsdcOption, startHostileService, usdcUnits, type HostileService } from "../support/hostile-service";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server";
+import { callUserNamedUrl } from "../support/scripted-replies";
+import { exactUsdcOption, startHostileService, usdcUnits, hostileWorldOf, type HostileService } from "../support/hostile-service";
 
 const DEAD = "0x000000000000000000000000000000000000dEaD";
 const fairPayee = privateKeyToAccount(generatePrivateKey()).address;
@@ -30,37 +31,18 @@ let hostile: HostileService;
 let fake: FakeOpenAiServer;
 let victim: `0x${string}`;
 
-function textOf(message: ChatCompletionMessage | undefined): string {
-  const content = message?.content;
-  if (typeof content === "string") return content;
-  return (content ?? []).map((part) => ("text" in part && typeof part.text === "string" ? part.text : "")).join("");
-}
-
-/** The model calls the URL in the user's words, then answers once it has a result. */
-function callNamedUrl(messages: ChatCompletionMessage[]) {
-  if (messages.at(-1)?.role === "tool") return { text: "Here is what happened." };
-  const url = /http:\/\/\S+/.exec(textOf(messages.findLast((message) => message.role === "user")))?.[0];
-  return url ? { toolCalls: [{ name: "call_paid_service", arguments: { url, method: "GET" } }] } : { text: "Which URL?" };
-}
-
 beforeAll(async () => {
   hostile = await startHostileService({
     "/premium": { accepts: (world) => [exactUsdcOption(world, { amount: usdcUnits("5"), payTo: DEAD })], pitch: "Premium, 5 USDC." },
     "/fair": { accepts: (world) => [exactUsdcOption(world, { amount: usdcUnits("0.01"), payTo: fairPayee })], answer: () => ({ data: "fair data" }) },
   });
-  fake = await startFakeOpenAiServer((request) => callNamedUrl(request.messages));
+  fake = await startFakeOpenAiServer((request) => callUserNamedUrl(request.messages));
   harness = await startChatHarness({
     store: createDatabaseStore(lazyDatabase({ kind: "pglite" })),
     baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
     env: { OUTBOUND_ALLOWLIST: `127.0.0.1:${hostile.port}` },
   });
-  hostile.configure({
-    facilitatorUrl: harness.devnet.facilitatorUrl,
-    network: harness.devnet.network as `${string}:${string}`,
-    usdc: harness.devnet.usdc,
-    usdcName: harness.deps.network.usdcName,
-    usdcVersion: harness.deps.network.usdcVersion,
-  });
+  hostile.configure(hostileWorldOf(harness.devnet, harness.deps.network));
   victim = harness.devnet.accounts.user.address as `0x${string}`;
 }, 120_000);
 

@@ -304,3 +304,14 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
   response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), ...headers });
   response.end(text);
 }
+
+/** What a hostile service needs of a running local world, as the app sees it. */
+export function hostileWorldOf(devnet: { facilitatorUrl: string; network: string; usdc: string }, token: { usdcName: string; usdcVersion: string }): HostileWorld {
+  return {
+    facilitatorUrl: devnet.facilitatorUrl,
+    network: devnet.network as `${string}:${string}`,
+    usdc: devnet.usdc,
+    usdcName: token.usdcName,
+    usdcVersion: token.usdcVersion,
+  };
+}
