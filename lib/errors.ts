@@ -78,7 +78,7 @@ export const ERROR_DEFINITIONS = {
   "conflict:in_progress": {
     status: 409,
     title: "Request in progress",
-    message: "A request with this Idempotency-Key is still running. Wait for it to finish, then send it again if you still need to.",
+    message: "A request with this Idempotency-Key is still running, or the server running it stopped. Wait the seconds in Retry-After, then send it again: you get its outcome or a fresh run, never a second payment.",
   },
   "rate_limited": {
     status: 429,

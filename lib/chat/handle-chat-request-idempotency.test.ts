@@ -3,6 +3,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it, vi } from "vitest";
 import { hello, problem, setup } from "../../tests/support/chat-handler";
 import { mockUsage, textModel } from "../../tests/support/offline-fixtures";
+import { createMemoryStore } from "../store/create-memory-store";
 
 /**
  * A model whose first answer stays open until `finishFirst()` (or until the run aborts it), so
@@ -50,7 +51,11 @@ describe("POST /api/chat: one Idempotency-Key runs once at a time", () => {
     expect(duplicate.status).toBe(409);
     const body = await problem(duplicate);
     expect(body.code).toBe("conflict:in_progress");
-    expect(JSON.stringify(body)).toMatch(/Wait for it to finish/);
+    expect(JSON.stringify(body)).toMatch(/Wait the seconds in Retry-After/);
+    // When to come back: the claim lapses a little after the first request's deadline (45 s).
+    const retryAfter = Number(duplicate.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(45);
+    expect(retryAfter).toBeLessThanOrEqual(50);
     // Another message is not held up.
     const other = await send(hello, { "Idempotency-Key": "message-2" });
     expect(other.status).toBe(200);
@@ -60,6 +65,28 @@ describe("POST /api/chat: one Idempotency-Key runs once at a time", () => {
     const retry = await send(hello, { "Idempotency-Key": "message-1" });
     expect(retry.status).toBe(200);
     expect(await retry.text()).toContain("Again.");
+  });
+
+  it("tells a retry when a claim whose holder died lapses: after that holder's deadline, not a fixed minute", async () => {
+    const store = createMemoryStore();
+    const claims = vi.spyOn(store.inFlight, "claim");
+    const { model, finishFirst } = heldModel();
+    const { send } = setup({ model, store, env: { CHAT_DEADLINE_MS: "10000" } });
+    const first = await send(hello, { "Idempotency-Key": "orphan" });
+    expect(first.status).toBe(200);
+    const [key, ttlSeconds, holder] = claims.mock.calls[0] ?? [];
+    // The 10 s deadline plus 5 s of grace, never the 60 s of before; and the claim names its holder.
+    expect(ttlSeconds).toBe(15);
+    expect(holder).toMatch(/^instance-[0-9a-f]{8}\//);
+    const rival = await store.inFlight.claim(String(key), 1, "rival");
+    expect(rival).toMatchObject({ claimed: false, record: null, holder });
+    const duplicate = await send(hello, { "Idempotency-Key": "orphan" });
+    expect(duplicate.status).toBe(409);
+    const retryAfter = Number(duplicate.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(14);
+    expect(retryAfter).toBeLessThanOrEqual(15);
+    finishFirst();
+    await first.text();
   });
 
   it("releases the key when the client disconnects", async () => {

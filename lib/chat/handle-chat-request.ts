@@ -4,6 +4,7 @@ import "server-only";
  * a status and a problem body (400, 402, 403, 408, 409, 429, 503); then the agent runs and
  * streams.
  */
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { authorizeAgentWallet, callerKey, mayCallUnlisted, resolveCaller, type Caller } from "../access/caller";
 import type { UnlistedCalls } from "../agent/agent-run";
@@ -19,6 +20,7 @@ import { PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "../x402/payme
 import type { ChatDependencies } from "./chat-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "../stream/chat-request";
 import { clientKeyOf } from "./client-key";
+import { INSTANCE_ID } from "./instance-id";
 import { namespaceOf, requestKeyOf } from "./request-key";
 import { enforceRateLimit } from "./rate-limit";
 import { bindApprovalToRequest } from "./bind-approval-request";
@@ -101,7 +103,9 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // Only a client-chosen key marks two requests as the same message: identical conversations
     // may legitimately run side by side (and a retry after a dropped stream must not wait for
     // the abandoned run to wind down), while payments stay deduplicated by the purchase path.
-    const release = requestKey.fromHeader ? await claimInFlight(deps.store.inFlight, requestKey.key) : undefined;
+    const release = requestKey.fromHeader
+      ? await claimInFlight(deps.store.inFlight, requestKey.key, { lastsMs: arrivedAt + deps.settings.deadlineMs - (deps.now ?? Date.now)() })
+      : undefined;
     let run: ChatRun | undefined;
     try {
       const framing = framingForAccept(request.headers.get("accept"));
@@ -198,25 +202,33 @@ function hostOf(url: string): string {
 }
 
 /**
- * How long a request holds its Idempotency-Key while it runs: a little over the route's 50 s
- * maxDuration, so the claim outlives any run that could still release it (a release after the
- * claim lapsed could otherwise drop a later request's claim), and a crashed instance's claim
- * frees itself soon after.
+ * How long a claim outlives its request's deadline: the run winds down (its last lines, a
+ * payment's report) and the platform stops the function soon after; a holder that died frees
+ * its claim this long after its deadline, never later.
  */
-const IN_FLIGHT_CLAIM_TTL_SECONDS = 60;
+const IN_FLIGHT_CLAIM_GRACE_MS = 5_000;
 
 /**
- * Claims the request key for as long as the request runs; a concurrent duplicate is refused
- * with 409. Returns the release, which runs at most once and never throws: if the store cannot
- * be reached the claim lapses by its TTL.
+ * Claims the request key for as long as the request can run; a concurrent duplicate is refused
+ * with 409 and `Retry-After` (when the holder's claim lapses; a live holder finishes sooner). The
+ * claim names its holder (this instance), and the release drops only this holder's claim, so
+ * a release that comes late cannot free a later request's. Returns the release, which runs at
+ * most once and never throws: if the store cannot be reached the claim lapses by its TTL.
  */
-async function claimInFlight(store: IdempotencyStore, requestKey: string): Promise<() => Promise<void>> {
+async function claimInFlight(store: IdempotencyStore, requestKey: string, options: { lastsMs: number }): Promise<() => Promise<void>> {
   const key = `inflight:${requestKey}`;
-  const claim = await store.claim(key, IN_FLIGHT_CLAIM_TTL_SECONDS);
-  if (!claim.claimed) throw new AppError("conflict:in_progress");
+  const holder = `${INSTANCE_ID}/${randomUUID()}`;
+  const ttlSeconds = Math.max(1, Math.ceil((Math.max(0, options.lastsMs) + IN_FLIGHT_CLAIM_GRACE_MS) / 1000));
+  const claim = await store.claim(key, ttlSeconds, holder);
+  if (!claim.claimed) {
+    // A finished request's key is released, so a refusal means a holder that runs, or died.
+    const retryAfterSeconds = claim.record === null ? Math.max(1, Math.ceil(claim.lapsesInMs / 1000)) : 1;
+    const heldBy = claim.record === null && claim.holder ? ` by ${claim.holder.split("/")[0]}` : "";
+    throw new AppError("conflict:in_progress", { retryAfterSeconds, details: `held${heldBy}; the claim lapses within ${retryAfterSeconds} s` });
+  }
   let released: Promise<void> | undefined;
   return () =>
-    (released ??= store.release(key).catch((error: unknown) => {
+    (released ??= store.release(key, holder).catch((error: unknown) => {
       console.error(JSON.stringify({ level: "error", event: "in-flight-release-failed", error: String(error) }));
     }));
 }

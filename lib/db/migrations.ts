@@ -4,10 +4,12 @@ import "server-only";
  * Kysely's migration lock so two instances starting together do not race). A new migration is
  * a new entry; an applied one is never edited.
  *
- * Amounts are USDC base units in numeric(78,0); times are epoch milliseconds in bigint, so the
- * code's clock (which tests move) is the only clock.
+ * Amounts are USDC base units in numeric(78,0); times are epoch milliseconds in bigint, taken
+ * from the database's own clock (`db_now_ms()`, migration 0009) whenever they decide money, so
+ * the clocks of many instances never meet in one comparison. Tests may still pass a time.
  */
 import { sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import { databaseClockMigration } from "./database-clock-migration";
 import { pooledBudgetMigration } from "./pooled-budget-migration";
 
 const migrations: Record<string, Migration> = {
@@ -244,5 +246,5 @@ const migrations: Record<string, Migration> = {
 
 export const migrationProvider: MigrationProvider = {
   // Later migrations live in modules of their own, so this file stays readable.
-  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration }),
+  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration }),
 };

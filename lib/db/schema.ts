@@ -61,6 +61,8 @@ export type IdempotencyKeysTable = {
   state: "pending" | "complete";
   record: ColumnType<unknown, string | null, string | null>;
   expires_at: Millis;
+  /** Which instance and request hold a pending claim (migration 0009); null once complete. */
+  holder: string | null;
 };
 
 /** Operator API keys (lib/access): the secret's sha256 only, never the token. */

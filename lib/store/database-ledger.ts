@@ -1,9 +1,11 @@
 import "server-only";
 /**
  * The spending ledger in the database. Each reservation is a row; `reserve` calls a function
- * (migration 0002) that first takes a per-payer advisory lock, so concurrent reservations of
+ * (migration 0009) that first takes a per-payer advisory lock, so concurrent reservations of
  * one payer (from any number of instances) are checked one after another against the daily
  * limit, and other payers are never blocked. Every call is one statement, so one round trip.
+ * Every time that decides money (the window, expiries, commits) is the database's own clock;
+ * `now` exists for tests of the window and is never passed in production.
  */
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
@@ -30,26 +32,18 @@ export class DatabaseLedger implements SpendingLedger {
     const reservationId = checkReservationId(input.reservationId);
     const amount = checkAmount(input.amount, "amount");
     const dailyLimit = checkAmount(input.dailyLimit, "dailyLimit");
-    const now = resolveNow(input.now);
+    const now = testClock(input.now);
     const scope = input.scope ? { key: checkScopeKey(input.scope.key), dailyLimit: checkAmount(input.scope.dailyLimit, "scope.dailyLimit") } : undefined;
     const pool = checkPool(input);
-    // One round trip: locks, sums and insert happen inside reserve_budget (migration 0002),
-    // reserve_scoped_budget (0004) when a named caller's budget is counted too, or
-    // reserve_pooled_budget (0008) when that caller also shares a pool.
-    const { rows } = pool && scope
-      ? await sql<ReserveRow>`
-          SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
-          FROM reserve_pooled_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${scope.key}, ${scope.dailyLimit.toString()},
-            ${pool.key}, ${pool.dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db)
-      : scope
-      ? await sql<ReserveRow>`
-          SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
-          FROM reserve_scoped_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${scope.key}, ${scope.dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db)
-      : await sql<ReserveRow>`
-          SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
-          FROM reserve_budget(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()}, ${now}, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db);
+    // One round trip: locks, the database's clock, sums and insert happen inside
+    // reserve_in_budgets (migration 0009).
+    const { rows } = await sql<ReserveRow>`
+      SELECT r_outcome, r_settled::text AS r_settled, r_reserved::text AS r_reserved
+      FROM reserve_in_budgets(${reservationId}, ${payer}, ${amount.toString()}, ${dailyLimit.toString()},
+        ${scope?.key ?? null}, ${scope?.dailyLimit.toString() ?? null}, ${pool?.key ?? null}, ${pool?.dailyLimit.toString() ?? null},
+        ${now}::bigint, ${DAILY_WINDOW_MS}, ${RESERVATION_TTL_MS})`.execute(this.db);
     const row = rows[0];
-    if (!row) throw new Error("reserve_budget returned no row");
+    if (!row) throw new Error("reserve_in_budgets returned no row");
     if (row.r_outcome === "conflict") throw new Error(`reservationId ${reservationId} was already used for a different payer, amount or scope`);
     if (row.r_outcome === "daily") return { ok: false, reason: "daily", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit };
     if (row.r_outcome === "scope" && scope) return { ok: false, reason: "scope", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: scope.dailyLimit };
@@ -60,17 +54,17 @@ export class DatabaseLedger implements SpendingLedger {
   async commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult> {
     checkReservationId(reservationId);
     const txHash = checkTxHash(options.txHash);
-    const now = resolveNow(options.now);
     // The row lock of the UPDATE decides between concurrent commits: the loser re-reads the
-    // row, no longer finds it reserved, and reports what the winner recorded.
+    // row, no longer finds it reserved, and reports what the winner recorded. The commit time
+    // is the database's, like every time the reservation check compares.
     const committed = await this.db
       .updateTable("budget_reservations")
-      .set({ state: "committed", tx_hash: txHash, committed_at: now })
+      .set({ state: "committed", tx_hash: txHash, committed_at: databaseNow(options.now) })
       .where("reservation_id", "=", reservationId)
       .where("state", "=", "reserved")
-      .returning("amount")
+      .returning(["amount", "committed_at"])
       .executeTakeFirst();
-    if (committed) return { status: "committed", entry: { reservationId, amount: BigInt(committed.amount), txHash, at: now } };
+    if (committed) return { status: "committed", entry: { reservationId, amount: BigInt(committed.amount), txHash, at: Number(committed.committed_at) } };
     const row = await this.db.selectFrom("budget_reservations").selectAll().where("reservation_id", "=", reservationId).executeTakeFirst();
     if (!row) return { status: "not-found" };
     return { status: "already-committed", entry: { reservationId, amount: BigInt(row.amount), txHash: row.tx_hash ?? "", at: Number(row.committed_at) } };
@@ -85,22 +79,20 @@ export class DatabaseLedger implements SpendingLedger {
   }
 
   async spentToday(payer: string, options: ClockOptions = {}): Promise<DailySpending> {
-    return sumFor(this.db, "payer", normalizePayer(payer), resolveNow(options.now));
+    return sumFor(this.db, "payer", normalizePayer(payer), testClock(options.now));
   }
 
   async spentInScope(key: string, options: ClockOptions = {}): Promise<DailySpending> {
-    return sumFor(this.db, "budget_key", checkScopeKey(key), resolveNow(options.now));
+    return sumFor(this.db, "budget_key", checkScopeKey(key), testClock(options.now));
   }
 
   async entries(payer: string, options: ClockOptions = {}): Promise<SettledEntry[]> {
-    const now = resolveNow(options.now);
     const rows = await this.db
       .selectFrom("budget_reservations")
       .select(["reservation_id", "amount", "tx_hash", "committed_at"])
       .where("payer", "=", normalizePayer(payer))
       .where("state", "=", "committed")
-      .where("committed_at", ">", now - DAILY_WINDOW_MS)
-      .where("committed_at", "<=", now)
+      .where("committed_at", ">", sql<number>`${databaseNow(options.now)} - ${DAILY_WINDOW_MS}`)
       .orderBy("committed_at")
       .orderBy("reservation_id")
       .execute();
@@ -110,14 +102,24 @@ export class DatabaseLedger implements SpendingLedger {
 
 type ReserveRow = { r_outcome: "ok" | "conflict" | "daily" | "scope" | "pool"; r_settled: string; r_reserved: string };
 
-async function sumFor(db: Kysely<Database>, column: "payer" | "budget_key", value: string, now: number): Promise<DailySpending> {
-  const row = await db
-    .selectFrom("budget_reservations")
-    .select([
-      sql<string>`coalesce(sum(amount) filter (where state = 'committed' and committed_at > ${now - DAILY_WINDOW_MS} and committed_at <= ${now}), 0)::text`.as("settled"),
-      sql<string>`coalesce(sum(amount) filter (where state = 'reserved' and expires_at > ${now}), 0)::text`.as("reserved"),
-    ])
-    .where(column, "=", value)
-    .executeTakeFirstOrThrow();
+async function sumFor(db: Kysely<Database>, column: "payer" | "budget_key", value: string, now: number | null): Promise<DailySpending> {
+  const { rows } = await sql<{ settled: string; reserved: string }>`
+    WITH clock AS (SELECT coalesce(${now}::bigint, db_now_ms()) AS now_ms)
+    SELECT
+      coalesce(sum(b.amount) FILTER (WHERE b.state = 'committed' AND b.committed_at > clock.now_ms - ${DAILY_WINDOW_MS}), 0)::text AS settled,
+      coalesce(sum(b.amount) FILTER (WHERE b.state = 'reserved' AND b.expires_at > clock.now_ms), 0)::text AS reserved
+    FROM clock LEFT JOIN budget_reservations b ON ${sql.ref(`b.${column}`)} = ${value}
+    GROUP BY clock.now_ms`.execute(db);
+  const row = rows[0] ?? { settled: "0", reserved: "0" };
   return { settled: BigInt(row.settled), reserved: BigInt(row.reserved) };
+}
+
+/** A time a test passed (validated), or null: the database's clock decides. */
+function testClock(now: number | undefined): number | null {
+  return now === undefined ? null : resolveNow(now);
+}
+
+/** The database's time in milliseconds, or the time a test passed. */
+function databaseNow(now: number | undefined) {
+  return now === undefined ? sql<number>`db_now_ms()` : sql<number>`${resolveNow(now)}::bigint`;
 }

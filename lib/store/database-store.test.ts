@@ -95,7 +95,7 @@ describe("the embedded database on disk", () => {
 
       const second = createDatabaseStore(lazyDatabase({ kind: "pglite", dataDir }));
       expect(await second.ledger.spentToday(PAYER)).toEqual({ settled: 0n, reserved: 5n });
-      expect(await second.idempotency.claim("intent", 900)).toEqual({ claimed: false, record: null });
+      expect(await second.idempotency.claim("intent", 900)).toMatchObject({ claimed: false, record: null });
       expect((await second.journal.unsettled(10)).map((payment) => payment.id)).toEqual(["pay_1"]);
       await second.close();
     } finally {

@@ -17,7 +17,7 @@ export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
 
 /** What a key holds: a claim while the first request works, then its record. */
 export const IdempotencySlot = z.discriminatedUnion("state", [
-  z.strictObject({ state: z.literal("pending") }),
+  z.strictObject({ state: z.literal("pending"), holder: z.string().max(200).optional() }),
   z.strictObject({ state: z.literal("complete"), record: IdempotencyRecord }),
 ]);
 export type IdempotencySlot = z.infer<typeof IdempotencySlot>;

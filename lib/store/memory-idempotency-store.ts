@@ -23,12 +23,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   /** `clock` exists for tests of expiry. */
   constructor(private readonly clock: () => number = Date.now) {}
 
-  async claim(key: string, ttlSeconds: number): Promise<ClaimResult> {
+  async claim(key: string, ttlSeconds: number, holder?: string): Promise<ClaimResult> {
     checkIdempotencyKey(key);
     checkPositiveInteger(ttlSeconds, "ttlSeconds");
     const held = this.read(key);
-    if (held) return { claimed: false, record: held.slot.state === "complete" ? held.slot.record : null };
-    this.write(key, { state: "pending" }, ttlSeconds);
+    if (held?.slot.state === "complete") return { claimed: false, record: held.slot.record };
+    if (held) return { claimed: false, record: null, lapsesInMs: Math.max(0, held.expiresAt - this.clock()), ...(held.slot.holder ? { holder: held.slot.holder } : {}) };
+    this.write(key, { state: "pending", ...(holder ? { holder } : {}) }, ttlSeconds);
     return { claimed: true };
   }
 
@@ -44,9 +45,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return held?.slot.state === "complete" ? toJsonRecord(held.slot.record) : null;
   }
 
-  async release(key: string): Promise<void> {
+  async release(key: string, holder?: string): Promise<void> {
     checkIdempotencyKey(key);
-    if (this.read(key)?.slot.state === "pending") this.slots.delete(key);
+    const slot = this.read(key)?.slot;
+    if (slot?.state === "pending" && (holder === undefined || slot.holder === holder)) this.slots.delete(key);
   }
 
   private read(key: string): Held | undefined {

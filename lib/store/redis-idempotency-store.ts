@@ -9,8 +9,7 @@ import type { RedisConnection } from "./redis-connection";
 import type { ClaimResult, IdempotencyStore } from "./store-types";
 import { checkIdempotencyKey, checkPositiveInteger } from "./store-input";
 
-const PENDING = JSON.stringify({ state: "pending" } satisfies IdempotencySlot);
-const ClaimReply = z.union([z.tuple([z.literal(1)]), z.tuple([z.literal(0), z.string()])]);
+const ClaimReply = z.union([z.tuple([z.literal(1)]), z.tuple([z.literal(0), z.string(), z.number().int()])]);
 
 /**
  * @example
@@ -23,15 +22,18 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     private readonly keyPrefix: string,
   ) {}
 
-  async claim(key: string, ttlSeconds: number): Promise<ClaimResult> {
+  async claim(key: string, ttlSeconds: number, holder?: string): Promise<ClaimResult> {
     const slotKey = this.slotKey(key);
     checkPositiveInteger(ttlSeconds, "ttlSeconds");
+    const pending = JSON.stringify(IdempotencySlot.parse({ state: "pending", ...(holder ? { holder } : {}) }));
     const reply = ClaimReply.parse(
-      await this.connection.script("x402IdempotencyClaim", [slotKey], [PENDING, ttlSeconds * 1000]),
+      await this.connection.script("x402IdempotencyClaim", [slotKey], [pending, ttlSeconds * 1000]),
     );
     if (reply[0] === 1) return { claimed: true };
     const slot = parseSlot(reply[1]);
-    return { claimed: false, record: slot.state === "complete" ? slot.record : null };
+    if (slot.state === "complete") return { claimed: false, record: slot.record };
+    // PTTL is Redis's own clock: the same answer from every instance.
+    return { claimed: false, record: null, lapsesInMs: Math.max(0, reply[2]), ...(slot.holder ? { holder: slot.holder } : {}) };
   }
 
   async complete(key: string, record: IdempotencyRecord, ttlSeconds: number): Promise<void> {
@@ -49,8 +51,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return slot.state === "complete" ? slot.record : null;
   }
 
-  async release(key: string): Promise<void> {
-    await this.connection.script("x402IdempotencyRelease", [this.slotKey(key)], [PENDING]);
+  async release(key: string, holder?: string): Promise<void> {
+    await this.connection.script("x402IdempotencyRelease", [this.slotKey(key)], holder === undefined ? [] : [holder]);
   }
 
   private slotKey(key: string): string {

@@ -2,7 +2,8 @@ import "server-only";
 /**
  * The spending ledger in Redis, shared by every instance. `reserve`, `commit` and `release`
  * are single Lua scripts (redis-scripts.ts), so concurrent reservations for one payer from any
- * number of instances can never together exceed the daily limit.
+ * number of instances can never together exceed the daily limit. Every time they compare is
+ * Redis's own clock (`TIME`), never the calling instance's; `now` exists for tests.
  */
 import { z } from "zod";
 import type { RedisConnection } from "./redis-connection";
@@ -69,16 +70,15 @@ export class RedisLedger implements SpendingLedger {
     const reservationId = checkReservationId(input.reservationId);
     const amount = checkAmount(input.amount, "amount");
     const dailyLimit = checkAmount(input.dailyLimit, "dailyLimit");
-    const now = resolveNow(input.now);
     const reply = ReserveReply.parse(
       await this.connection.script("x402LedgerReserve", this.ledgerKeys(reservationId, payer), [
         reservationId,
         payer,
         amount.toString(),
         dailyLimit.toString(),
-        String(now),
-        String(now - DAILY_WINDOW_MS),
-        String(now + RESERVATION_TTL_MS),
+        testClock(input.now),
+        String(DAILY_WINDOW_MS),
+        String(RESERVATION_TTL_MS),
         String(KEY_TTL_MS),
       ]),
     );
@@ -95,14 +95,14 @@ export class RedisLedger implements SpendingLedger {
   async commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult> {
     checkReservationId(reservationId);
     const txHash = checkTxHash(options.txHash);
-    const now = resolveNow(options.now);
+    const now = testClock(options.now);
     const payer = await this.payerOf(reservationId);
     if (!payer) return { status: "not-found" };
     const reply = CommitReply.parse(
       await this.connection.script("x402LedgerCommit", this.ledgerKeys(reservationId, payer), [
         reservationId,
         txHash,
-        String(now),
+        now,
         String(KEY_TTL_MS),
       ]),
     );
@@ -128,12 +128,11 @@ export class RedisLedger implements SpendingLedger {
 
   async spentToday(payer: string, options: ClockOptions = {}): Promise<DailySpending> {
     const normalized = normalizePayer(payer);
-    const now = resolveNow(options.now);
     const keys = this.payerKeys(normalized);
     const [settled, reserved] = SpentTodayReply.parse(
       await this.connection.script("x402LedgerSpentToday", [keys.reserved, keys.settled, keys.entries], [
-        String(now),
-        String(now - DAILY_WINDOW_MS),
+        testClock(options.now),
+        String(DAILY_WINDOW_MS),
       ]),
     );
     return { settled, reserved };
@@ -141,9 +140,8 @@ export class RedisLedger implements SpendingLedger {
 
   async entries(payer: string, options: ClockOptions = {}): Promise<SettledEntry[]> {
     const keys = this.payerKeys(normalizePayer(payer));
-    const cutoff = resolveNow(options.now) - DAILY_WINDOW_MS;
     const flat = EntriesReply.parse(
-      await this.connection.script("x402LedgerEntries", [keys.settled, keys.entries], [String(cutoff)]),
+      await this.connection.script("x402LedgerEntries", [keys.settled, keys.entries], [testClock(options.now), String(DAILY_WINDOW_MS)]),
     );
     const result: SettledEntry[] = [];
     for (let index = 0; index + 1 < flat.length; index += 2) {
@@ -171,4 +169,9 @@ export class RedisLedger implements SpendingLedger {
     const base = `${this.keyPrefix}ledger:payer:${payer}`;
     return { reserved: `${base}:reserved`, settled: `${base}:settled`, entries: `${base}:entries` };
   }
+}
+
+/** A time a test passed, as the scripts take it; empty means Redis's own clock decides. */
+function testClock(now: number | undefined): string {
+  return now === undefined ? "" : String(resolveNow(now));
 }

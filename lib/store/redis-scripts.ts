@@ -47,6 +47,15 @@ local function compare(left, right)
   return 0
 end
 
+-- The time every comparison uses: a test's (ARGV given) or Redis's own clock, which every
+-- instance shares. Milliseconds; whole numbers well inside a double's exact range.
+local function clockOr(given)
+  local now = tonumber(given)
+  if now then return now end
+  local time = redis.call("TIME")
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
 local function sumAmounts(zsetKey, entriesKey, minimum)
   local total = "0"
   local ids = redis.call("ZRANGEBYSCORE", zsetKey, minimum, "+inf")
@@ -58,10 +67,11 @@ local function sumAmounts(zsetKey, entriesKey, minimum)
 end
 `;
 
-/** ARGV: id, payer, amount, dailyLimit, now, cutoff (now - window), expiresAt, keyTtlMs. */
+/** ARGV: id, payer, amount, dailyLimit, now (empty: Redis's clock), windowMs, reservationTtlMs, keyTtlMs. */
 const RESERVE = `${DECIMALS}
 local id, payer, amount, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local now, cutoff, expiresAt, keyTtl = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+local nowMs = clockOr(ARGV[5])
+local now, cutoff, expiresAt, keyTtl = string.format("%d", nowMs), string.format("%d", nowMs - tonumber(ARGV[6])), string.format("%d", nowMs + tonumber(ARGV[7])), ARGV[8]
 
 -- Forget settled entries that left the window and reservations past their safety TTL.
 local stale = redis.call("ZRANGEBYSCORE", KEYS[3], "-inf", cutoff)
@@ -93,9 +103,9 @@ for index = 2, 4 do redis.call("PEXPIRE", KEYS[index], keyTtl) end
 return {"ok"}
 `;
 
-/** ARGV: id, txHash, at, keyTtlMs. */
-const COMMIT = `
-local id, txHash, at, keyTtl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+/** ARGV: id, txHash, at (empty: Redis's clock), keyTtlMs. */
+const COMMIT = `${DECIMALS}
+local id, txHash, at, keyTtl = ARGV[1], ARGV[2], string.format("%d", clockOr(ARGV[3])), ARGV[4]
 local existing = redis.call("HGET", KEYS[4], id)
 if not existing then return {"not-found"} end
 local entry = cjson.decode(existing)
@@ -120,14 +130,15 @@ redis.call("DEL", KEYS[1])
 return "released"
 `;
 
-/** KEYS: reserved, settled, entries. ARGV: now, cutoff. Read-only. */
+/** KEYS: reserved, settled, entries. ARGV: now (empty: Redis's clock), windowMs. Read-only. */
 const SPENT_TODAY = `${DECIMALS}
-return { sumAmounts(KEYS[2], KEYS[3], "(" .. ARGV[2]), sumAmounts(KEYS[1], KEYS[3], "(" .. ARGV[1]) }
+local now = clockOr(ARGV[1])
+return { sumAmounts(KEYS[2], KEYS[3], "(" .. string.format("%d", now - tonumber(ARGV[2]))), sumAmounts(KEYS[1], KEYS[3], "(" .. string.format("%d", now)) }
 `;
 
-/** KEYS: settled, entries. ARGV: cutoff. Read-only; flat list id, json, id, json, … oldest first. */
-const ENTRIES = `
-local ids = redis.call("ZRANGEBYSCORE", KEYS[1], "(" .. ARGV[1], "+inf")
+/** KEYS: settled, entries. ARGV: now (empty: Redis's clock), windowMs. Read-only; flat list id, json, id, json, … oldest first. */
+const ENTRIES = `${DECIMALS}
+local ids = redis.call("ZRANGEBYSCORE", KEYS[1], "(" .. string.format("%d", clockOr(ARGV[1]) - tonumber(ARGV[2])), "+inf")
 local result = {}
 for index = 1, #ids do
   local value = redis.call("HGET", KEYS[2], ids[index])
@@ -139,23 +150,43 @@ end
 return result
 `;
 
-/** KEYS: slot. ARGV: pending JSON, ttlMs. Returns {1} when claimed, else {0, current JSON}. */
+/**
+ * KEYS: slot. ARGV: pending JSON, ttlMs. Returns {1} when claimed, else {0, current JSON,
+ * milliseconds left on Redis's clock}.
+ */
 const IDEMPOTENCY_CLAIM = `
 if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return {1} end
-return {0, redis.call("GET", KEYS[1])}
+return {0, redis.call("GET", KEYS[1]), redis.call("PTTL", KEYS[1])}
 `;
 
-/** KEYS: slot. ARGV: pending JSON. Deletes the slot only while it is still a claim. */
+/** KEYS: slot. ARGV: [holder]. Deletes the slot only while it is a claim (of `holder`, if given). */
 const IDEMPOTENCY_RELEASE = `
-if redis.call("GET", KEYS[1]) == ARGV[1] then redis.call("DEL", KEYS[1]) end
+local value = redis.call("GET", KEYS[1])
+if not value then return 1 end
+local slot = cjson.decode(value)
+if slot.state == "pending" and (ARGV[1] == nil or slot.holder == ARGV[1]) then redis.call("DEL", KEYS[1]) end
 return 1
 `;
 
-/** KEYS: counter. ARGV: ttlMs. Returns the count including this hit. */
+/**
+ * KEYS: counter (a hash: which window, how many hits). ARGV: windowMs, now (empty: Redis's own
+ * clock, so every instance agrees where a window starts however their clocks drift). Returns
+ * the count including this hit and the milliseconds left in the window.
+ */
 const RATE_LIMIT_HIT = `
-local count = redis.call("INCR", KEYS[1])
-if count == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[1]) end
-return count
+local windowMs = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+if not now then
+  local time = redis.call("TIME")
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+local window = math.floor(now / windowMs)
+if tonumber(redis.call("HGET", KEYS[1], "window")) ~= window then
+  redis.call("HSET", KEYS[1], "window", window, "count", 0)
+end
+local count = redis.call("HINCRBY", KEYS[1], "count", 1)
+redis.call("PEXPIRE", KEYS[1], windowMs + 1000)
+return {count, (window + 1) * windowMs - now}
 `;
 
 /** Passed to ioredis as its `scripts` option; each becomes a method on the client. */

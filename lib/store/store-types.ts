@@ -100,22 +100,32 @@ export interface SpendingLedger {
 
 export type ClaimResult =
   | { claimed: true }
-  /** `record` is null while the first claimant is still working. */
-  | { claimed: false; record: IdempotencyRecord | null };
+  /** The first claimant finished: its record. */
+  | { claimed: false; record: IdempotencyRecord }
+  /**
+   * The first claimant is still working, or died holding the claim: `record` is null. How long
+   * until the claim lapses (a dead holder's claim frees itself then; a live one finishes
+   * sooner), on the store's clock, and who holds it, when the claimant said.
+   */
+  | { claimed: false; record: null; lapsesInMs: number; holder?: string };
 
 /** Remembers the outcome of a request by its idempotency key, so a retry is not paid twice. */
 export interface IdempotencyStore {
-  /** Atomically claims `key` for `ttlSeconds` if no one holds it (SET NX semantics). */
-  claim(key: string, ttlSeconds: number): Promise<ClaimResult>;
+  /**
+   * Atomically claims `key` for `ttlSeconds` if no one holds it (SET NX semantics). `holder`
+   * (which instance and request) is kept with the claim and shown to whoever is refused.
+   */
+  claim(key: string, ttlSeconds: number, holder?: string): Promise<ClaimResult>;
   /** Stores the final record for `key`, replacing the claim, for `ttlSeconds`. */
   complete(key: string, record: IdempotencyRecord, ttlSeconds: number): Promise<void>;
   /** The completed record, or null when the key is unknown, expired or still being worked on. */
   get(key: string): Promise<IdempotencyRecord | null>;
   /**
    * Drops a claim that never completed (the claimant failed before anything was spent), so a
-   * retry can proceed at once. A completed record is kept.
+   * retry can proceed at once. A completed record is kept. With `holder`, only that holder's
+   * claim is dropped (a late release cannot free someone else's newer claim).
    */
-  release(key: string): Promise<void>;
+  release(key: string, holder?: string): Promise<void>;
 }
 
 export type RateLimitOptions = { limit: number; windowSeconds: number; now?: number };

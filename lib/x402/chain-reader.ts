@@ -32,6 +32,11 @@ export type ChainReader = {
    * receipt exists. A service's word that it settled is believed only after this.
    */
   transactionUsedAuthorization(hash: `0x${string}`, authorizer: `0x${string}`, nonce: `0x${string}`): Promise<boolean | undefined>;
+  /**
+   * The latest block's timestamp, epoch seconds: the chain's own clock, the one the token
+   * contract checks `validBefore` against, whatever any instance's clock says.
+   */
+  latestBlockTime(): Promise<bigint>;
 };
 
 export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`; timeoutMs?: number }): ChainReader {
@@ -51,6 +56,7 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
         functionName: "authorizationState",
         args: [authorizer, nonce],
       }),
+    latestBlockTime: async () => (await client.getBlock({ blockTag: "latest" })).timestamp,
     async findAuthorizationTransaction(authorizer, nonce) {
       const latest = await client.getBlockNumber();
       // Authorizations live minutes, so a recent window of blocks is enough.

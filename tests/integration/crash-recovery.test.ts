@@ -19,6 +19,12 @@ import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } fro
 
 const STEPS = ["quoted", "signing", "paid-response", "confirmed", "delivered"] as const;
 const PRICE = 10_000n; // the weather service: 0.01 USDC
+/**
+ * The turns' deadline on PostgreSQL, where a dead turn's in-flight claim is shared and lapses
+ * 5 s after it. (On the embedded database, five servers opening theirs at once take long enough
+ * that the default 45 s is kept.)
+ */
+const DEADLINE_MS = 20_000;
 const QUESTION = { messages: [{ role: "user", content: "What's the weather in Lisbon?" }], spendingLimits: { perPayment: "0.01", perRequest: "0.01", daily: "0.01" } };
 
 let devnet: Devnet;
@@ -63,7 +69,7 @@ async function start(env: Record<string, string>): Promise<CrashServer> {
 }
 
 /** Sends the turn; a server that dies mid-stream ends it early. Returns the raw stream text. */
-async function chat(server: CrashServer, key: string): Promise<{ status: number; text: string }> {
+async function chat(server: CrashServer, key: string): Promise<{ status: number; text: string; retryAfter: number | undefined }> {
   try {
     const response = await fetch(`${server.origin}/api/chat`, {
       method: "POST",
@@ -71,9 +77,10 @@ async function chat(server: CrashServer, key: string): Promise<{ status: number;
       body: JSON.stringify(QUESTION),
     });
     const text = await response.text().catch(() => "");
-    return { status: response.status, text };
+    const retryAfter = response.headers.get("retry-after");
+    return { status: response.status, text, retryAfter: retryAfter === null ? undefined : Number(retryAfter) };
   } catch {
-    return { status: 0, text: "" };
+    return { status: 0, text: "", retryAfter: undefined };
   }
 }
 
@@ -129,12 +136,16 @@ async function scenario(step: (typeof STEPS)[number], database: Record<string, s
   expect((await state(revived, agent.address)).spent).toEqual({ settled: moved.toString(), reserved: "0" });
 
   // The client retries the same request: never a second payment. On a PostgreSQL server the
-  // dead request's in-flight claim is shared and lasts its TTL (a 409 is waited out); the
-  // embedded database's process held its in-flight claims in memory, so they died with it.
+  // dead request's in-flight claim is shared and lasts until its deadline has passed: the 409
+  // says when (Retry-After), and the client waits that long, as a client should. The embedded
+  // database's process held its in-flight claims in memory, so they died with it.
   let retry = await chat(revived, key);
   if (database.DATA_DIR) expect(retry.status).toBe(200);
-  for (let attempt = 0; retry.status === 409 && attempt < 40; attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  for (let attempt = 0; retry.status === 409 && attempt < 5; attempt += 1) {
+    const wait = retry.retryAfter;
+    expect(wait, "a 409 says when to come back").toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(Math.ceil(DEADLINE_MS / 1000) + 5);
+    await new Promise((resolve) => setTimeout(resolve, (wait ?? 1) * 1000));
     retry = await chat(revived, key);
   }
   expect(retry.status).toBe(200);
@@ -164,7 +175,7 @@ describe("SIGKILL at each step of a paid turn, then a restart on the same data",
 
   it.skipIf(skipPostgresTests)("on PostgreSQL", async () => {
     const databases = await Promise.all(STEPS.map(() => postgres!.database()));
-    const results = await Promise.all(STEPS.map((step, index) => scenario(step, { DATABASE_URL: databases[index]! })));
+    const results = await Promise.all(STEPS.map((step, index) => scenario(step, { DATABASE_URL: databases[index]!, CHAT_DEADLINE_MS: String(DEADLINE_MS) })));
     expect(results.map((result) => result.moved > 0n)).toEqual([false, false, true, true, true]);
   }, 240_000);
 });

@@ -26,6 +26,11 @@ export class FakeChain implements ChainReader {
   /** When true, every read fails, as an unreachable RPC would. */
   unreachable = false;
   reads = 0;
+  /**
+   * The latest block's time, epoch ms; by default the real time, which is later than any
+   * FakeClock (so the test's clock decides), unless a test holds the chain back.
+   */
+  blockTimeMs: number | undefined;
 
   /** Marks an authorization used by a transaction, as a settlement would. */
   settle(nonce: string, txHash: `0x${string}` = `0x${"ab".repeat(32)}`): `0x${string}` {
@@ -54,6 +59,11 @@ export class FakeChain implements ChainReader {
     const known = [...this.used.values()].includes(hash);
     if (!known) return undefined;
     return this.used.get(nonce.toLowerCase()) === hash;
+  }
+
+  async latestBlockTime(): Promise<bigint> {
+    this.check();
+    return BigInt(Math.floor((this.blockTimeMs ?? Date.now()) / 1000));
   }
 
   private check(): void {

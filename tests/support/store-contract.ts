@@ -237,8 +237,12 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describe("idempotency store", () => {
       it("lets the first claimant work, tells others it is in progress, then hands out the record", async () => {
         const { idempotency } = await openOne();
-        expect(await idempotency.claim("k1", 60)).toEqual({ claimed: true });
-        expect(await idempotency.claim("k1", 60)).toEqual({ claimed: false, record: null });
+        expect(await idempotency.claim("k1", 60, "instance-a/request-1")).toEqual({ claimed: true });
+        const refused = await idempotency.claim("k1", 60, "instance-b/request-2");
+        // The holder is the first claimant, and the claim lapses within its TTL on the store's clock.
+        expect(refused).toMatchObject({ claimed: false, record: null, holder: "instance-a/request-1" });
+        expect(refused.claimed === false && refused.record === null && refused.lapsesInMs).toBeGreaterThan(55_000);
+        expect(refused.claimed === false && refused.record === null && refused.lapsesInMs).toBeLessThanOrEqual(60_000);
         expect(await idempotency.get("k1")).toBeNull();
         const record = { status: "payment-complete", txHash: txHash(9), outcome: { finishReason: "payment-complete", payments: [1, 2] } };
         await idempotency.complete("k1", record, 60);
@@ -265,11 +269,20 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
         expect(await idempotency.get("k2")).toEqual({ status: "stop" });
       });
 
+      it("lets a holder release only its own claim", async () => {
+        const { idempotency } = await openOne();
+        await idempotency.claim("mine", 60, "instance-a/1");
+        await idempotency.release("mine", "instance-b/2");
+        expect(await idempotency.claim("mine", 60, "instance-b/3")).toMatchObject({ claimed: false, holder: "instance-a/1" });
+        await idempotency.release("mine", "instance-a/1");
+        expect(await idempotency.claim("mine", 60, "instance-b/3")).toEqual({ claimed: true });
+      });
+
       it("forgets a claim after its TTL", async () => {
         const { idempotency } = await openOne();
         const claimedAt = Date.now();
         await idempotency.claim("short", 1);
-        expect(await idempotency.claim("short", 1)).toEqual({ claimed: false, record: null });
+        expect(await idempotency.claim("short", 1)).toMatchObject({ claimed: false, record: null });
         // Polled until the key can be claimed again (a refused claim changes nothing), and that
         // must not happen before the TTL has passed.
         await expect.poll(async () => (await idempotency.claim("short", 1)).claimed, { timeout: 3_000, interval: 50 }).toBe(true);

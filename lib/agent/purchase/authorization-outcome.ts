@@ -16,14 +16,27 @@ export type AuthorizationOutcome =
   /** It may still be used, or the chain could not be read. */
   | { state: "open" };
 
-export async function readAuthorizationOutcome(chain: ChainReader, authorization: AuthorizationRef, now: () => number): Promise<AuthorizationOutcome> {
-  // The clock is read before the chain: a state read after the expiry instant proves more.
-  const checkedAtSeconds = BigInt(Math.floor(now() / 1000));
+/**
+ * Whose clock says an authorization has expired:
+ * - "chain": the latest block's time, the clock the token contract enforces. The reconciler
+ *   judges payments other instances signed, with clocks of their own, so it waits for the
+ *   chain (on an idle chain that is up to one block interval more).
+ * - "signer": the clock of the instance that signed it and set its `validBefore`, checked
+ *   within the request; it must not cost the request a block interval it may not have.
+ */
+export type ExpiryClock = "chain" | "signer";
+
+export async function readAuthorizationOutcome(chain: ChainReader, authorization: AuthorizationRef, now: () => number, expiryClock: ExpiryClock): Promise<AuthorizationOutcome> {
+  const deadline = authorization.validBefore + BigInt(EXPIRY_MARGIN_SECONDS);
+  // Both clocks are read before the state: a state read after the expiry instant proves more.
+  // The instance's clock spares the block read while it says "not yet".
+  const ownPast = BigInt(Math.floor(now() / 1000)) > deadline;
+  const chainPast = ownPast && expiryClock === "chain" ? await chain.latestBlockTime().then((seconds) => seconds > deadline, () => false) : ownPast;
   const used = await chain.isAuthorizationUsed(authorization.payer, authorization.nonce).catch(() => undefined);
   if (used === true) {
     const txHash = await chain.findAuthorizationTransaction(authorization.payer, authorization.nonce).catch(() => undefined);
     return { state: "used", txHash };
   }
-  if (used === false && checkedAtSeconds > authorization.validBefore + BigInt(EXPIRY_MARGIN_SECONDS)) return { state: "expired-unused" };
+  if (used === false && chainPast) return { state: "expired-unused" };
   return { state: "open" };
 }

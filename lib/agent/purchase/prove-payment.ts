@@ -34,7 +34,9 @@ export async function provePayment(
   const until = quote.payerKind === "user" ? Math.min(request.deadline, now() + USER_SETTLEMENT_WATCH_MS) : request.deadline;
   let reportedPending = false;
   for (;;) {
-    const outcome = await readAuthorizationOutcome(deps.chain, quote, now);
+    // The agent's authorization was signed in this request, on this instance's clock; a user's
+    // was quoted by whichever instance answered request 1, so only the chain can judge it.
+    const outcome = await readAuthorizationOutcome(deps.chain, quote, now, quote.payerKind === "user" ? "chain" : "signer");
     if (outcome.state === "used" && outcome.txHash) {
       await reportConfirmed(deps, request.tracker, quote, outcome.txHash);
       return reportFailure(request.tracker, subject, "payment-failed", `${unproven.message} The payment did settle on chain, but no data was delivered.`, outcome.txHash);

@@ -74,6 +74,28 @@ describe("reconcilePendingPayments", () => {
     expect(await store.journal.get(id)).toMatchObject({ status: "failed", message: expect.stringMatching(/expired unused/) });
   });
 
+  it("judges expiry by the chain's clock: a fast instance clock does not release what the chain would still accept", async () => {
+    const { id, nonce } = await leftAt(40, "pending");
+    // This instance's clock is past the expiry; the chain's latest block is not.
+    afterExpiry();
+    chain.blockTimeMs = validBefore * 1000 - 60_000;
+    expect(await run()).toMatchObject({ released: 0, stillPending: 1 });
+    expect(await store.ledger.spentToday(PAYER)).toEqual({ settled: 0n, reserved: PRICE });
+    // The chain, still before validBefore, lets the authorization through: it is counted, once.
+    const txHash = chain.settle(nonce);
+    expect(await run()).toMatchObject({ settled: 1 });
+    expect(await store.journal.get(id)).toMatchObject({ status: "confirmed", txHash });
+    expect(await store.ledger.spentToday(PAYER)).toEqual({ settled: PRICE, reserved: 0n });
+  });
+
+  it("releases once the chain's own clock has passed the expiry", async () => {
+    const { id } = await leftAt(41, "pending");
+    afterExpiry();
+    chain.blockTimeMs = (validBefore + EXPIRY_MARGIN_SECONDS + 1) * 1000;
+    expect(await run()).toMatchObject({ released: 1 });
+    expect(await store.journal.get(id)).toMatchObject({ status: "failed" });
+  });
+
   it("leaves a payment a live request may still own (signing, sending) until its authorization is dead", async () => {
     const { id } = await leftAt(5, "verifying");
     expect(await run()).toMatchObject({ inFlight: 1, released: 0 });

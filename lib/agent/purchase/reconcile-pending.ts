@@ -63,7 +63,8 @@ async function reconcileOne(
   const now = deps.now ?? Date.now;
   const nonce = payment.nonce as `0x${string}`;
   const validBefore = payment.validBefore as bigint;
-  const outcome = await readAuthorizationOutcome(deps.chain, { payer: payment.payer as `0x${string}`, nonce, validBefore }, now);
+  // Payments other instances signed, on clocks of their own: the chain's clock judges expiry.
+  const outcome = await readAuthorizationOutcome(deps.chain, { payer: payment.payer as `0x${string}`, nonce, validBefore }, now, "chain");
   if (outcome.state === "used" && (outcome.txHash || nowSeconds > validBefore)) {
     // Money moved: count it against the budget even if its transaction is out of reach.
     const txHash = outcome.txHash ?? UNKNOWN_TX_HASH;
