@@ -5,7 +5,7 @@ const config = [
   ...nextVitals,
   ...nextTypescript,
   {
-    ignores: [".next/**", "node_modules/**", ".devnet/**", "test-results/**", "next-env.d.ts"],
+    ignores: [".next/**", ".vercel/**", "node_modules/**", ".devnet/**", "test-results/**", "next-env.d.ts"],
   },
   {
     rules: {
