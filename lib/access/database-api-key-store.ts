@@ -3,7 +3,7 @@ import "server-only";
  * API keys in the database (`api_keys`, see lib/db/migrations.ts), shared by every instance
  * and kept across restarts. A row holds the sha256 of the secret, never the token.
  */
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import type { ApiKeysTable, Database } from "../db/schema";
 import { isKeyId, judgeKey, newestFirst, newKeyRecord } from "./api-key-rules";
 import { hashSecret, mintToken, parseToken, type ApiKeyRecord, type ApiKeyStore, type CreateApiKeyInput, type KeyCheck } from "./api-keys";
@@ -50,11 +50,16 @@ export class DatabaseApiKeyStore implements ApiKeyStore {
     return exists ? "already-revoked" : "not-found";
   }
 
+  /** Expiry is judged on the database's clock unless a test passes `now`. */
   async check(token: string, now?: number): Promise<KeyCheck> {
-    const at = resolveNow(now);
     const parsed = parseToken(token);
     if (!parsed) return { ok: false, reason: "malformed" };
-    const row = await this.db.selectFrom("api_keys").selectAll().where("id", "=", parsed.id).executeTakeFirst();
+    // One round trip: the row (if any) and the database's time.
+    const { rows } = await sql<Partial<Selectable<ApiKeysTable>> & { db_now: string }>`
+      SELECT k.*, clock.db_now FROM (SELECT db_now_ms()::text AS db_now) AS clock LEFT JOIN api_keys k ON k.id = ${parsed.id}`.execute(this.db);
+    const found = rows[0];
+    const at = now === undefined ? Number(found?.db_now) : resolveNow(now);
+    const row = found?.id ? (found as Selectable<ApiKeysTable>) : undefined;
     return judgeKey(parsed.secret, row ? { key: toRecord(row), secretHash: row.secret_hash } : undefined, at);
   }
 }

@@ -33,7 +33,7 @@ async function withClockOff<T>(offsetMs: number, work: () => Promise<T>): Promis
 
 type Instances = () => Promise<{ instances: Store[]; close: () => Promise<void> }>;
 
-function describeSharedClock(name: string, open: Instances, options: { ledger: boolean }) {
+function describeSharedClock(name: string, open: Instances, options: { ledger: boolean; sharedKeys?: boolean }) {
   describe(`${name}: one clock for every instance`, () => {
     let opened: Awaited<ReturnType<Instances>> | undefined;
     afterEach(async () => {
@@ -87,6 +87,13 @@ function describeSharedClock(name: string, open: Instances, options: { ledger: b
       expect(lapses.claimed === false && lapses.record === null ? lapses.lapsesInMs : Infinity).toBeLessThanOrEqual(60_000);
     });
 
+    it.runIf(options.sharedKeys === true)("judges an API key's expiry on the database's clock, not a fast instance's", async () => {
+      const [a, b] = await two();
+      const { token } = await a.apiKeys.create({ name: "expires in an hour", budget: { perPayment: 1n, perRequest: 1n, daily: 1n }, agentWallet: true, expiresAt: Date.now() + 3_600_000 });
+      expect((await withClockOff(2 * 3_600_000, () => b.apiKeys.check(token))).ok).toBe(true);
+      expect(await b.apiKeys.check(token, Date.now() + 2 * 3_600_000)).toEqual({ ok: false, reason: "expired" });
+    });
+
     it.runIf(options.ledger)("holds the cap when two instances reserve and commit at the same moments", async () => {
       const [a, b] = await two();
       const amount = 10_000n;
@@ -133,7 +140,7 @@ describe.skipIf(skipPostgresTests)("PostgreSQL", () => {
       await instances[0]?.ping();
       return { instances, close: async () => void (await Promise.all(instances.map((store) => store.close()))) };
     },
-    { ledger: true },
+    { ledger: true, sharedKeys: true },
   );
 });
 
