@@ -128,8 +128,14 @@ export class AgentRun {
     if (existing) return existing;
     const key = `purchase:${this.input.requestKey}:${intent}`;
     // The payment identifier derives from the same key, so every retry of this intent sends it again.
+    // The journal names each payment's request and resource: what a retry is told when the
+    // attempt holding this intent stopped before recording its outcome.
+    const earlier = () =>
+      this.deps.store.journal
+        .ofRequest(this.input.requestKey, 20)
+        .then((payments) => payments.find((payment) => payment.resource === call.url && (payment.method ?? "GET") === call.method));
     const work = purchaseOnce(
-      { store: this.deps.store.idempotency, key, tracker: this.tracker },
+      { store: this.deps.store.idempotency, key, tracker: this.tracker, earlier },
       () => this.purchaseNow(encoded, listing, paymentIdentifierFor(this.deps.quoteSecret, key)),
     );
     this.byIntent.set(intent, work);

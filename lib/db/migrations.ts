@@ -12,6 +12,16 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from "kysely
 import { databaseClockMigration } from "./database-clock-migration";
 import { pooledBudgetMigration } from "./pooled-budget-migration";
 
+/**
+ * Migration 0010: a retry whose first attempt stopped (its instance died) before recording the
+ * purchase's outcome is told what the journal knows of that request's payments, by request key.
+ */
+const paymentsByRequestMigration: Migration = {
+  async up(db: Kysely<unknown>) {
+    await sql`CREATE INDEX payments_by_request_key ON payments (request_key, created_at DESC) WHERE request_key IS NOT NULL`.execute(db);
+  },
+};
+
 const migrations: Record<string, Migration> = {
   "0001_payment_journal": {
     async up(db: Kysely<unknown>) {
@@ -246,5 +256,5 @@ const migrations: Record<string, Migration> = {
 
 export const migrationProvider: MigrationProvider = {
   // Later migrations live in modules of their own, so this file stays readable.
-  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration }),
+  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration, "0010_payments_by_request": paymentsByRequestMigration }),
 };

@@ -103,6 +103,11 @@ export class DatabaseJournal implements PaymentJournal {
     return row !== undefined;
   }
 
+  async ofRequest(requestKey: string, limit: number): Promise<PaymentRecord[]> {
+    const rows = await this.db.selectFrom("payments").selectAll().where("request_key", "=", requestKey).orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+    return rows.map(toRecord);
+  }
+
   async history(query: HistoryQuery): Promise<PaymentRecord[]> {
     let select = this.db.selectFrom("payments").selectAll();
     if (query.payer) select = select.where("payer", "=", query.payer.toLowerCase());

@@ -33,6 +33,13 @@ export class MemoryJournal implements PaymentJournal {
     );
   }
 
+  async ofRequest(requestKey: string, limit: number): Promise<PaymentRecord[]> {
+    return [...this.payments.values()]
+      .filter((payment) => payment.requestKey === requestKey)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, limit);
+  }
+
   async history(query: HistoryQuery): Promise<PaymentRecord[]> {
     return [...this.payments.values()]
       .filter(

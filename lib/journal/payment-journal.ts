@@ -64,6 +64,11 @@ export interface PaymentJournal {
   unsettled(limit: number): Promise<PaymentRecord[]>;
   /** Newest first. */
   history(query: HistoryQuery): Promise<PaymentRecord[]>;
+  /**
+   * The payments one request made (its request key), newest first, at most `limit`: what a retry
+   * of that request is told when the attempt that made them stopped before recording its outcome.
+   */
+  ofRequest(requestKey: string, limit: number): Promise<PaymentRecord[]>;
   /** Whether the payer has a settled payment (confirmed or delivered) to this payee. */
   hasPaid(payer: string, payTo: string): Promise<boolean>;
 }

@@ -53,6 +53,8 @@ function describeJournal(name: string, open: () => Promise<ReturnType<typeof laz
         expect((await journal.history({ payer: PAYER, service: "Weather", limit: 10 })).map((payment) => payment.id)).toEqual(["pay_1"]);
         expect((await journal.history({ payer: PAYER, before: 1_003, limit: 10 })).map((payment) => payment.id)).toEqual(["pay_1"]);
         expect(await journal.history({ payer: `0x${"9".repeat(40)}`, limit: 10 })).toEqual([]);
+        expect((await journal.ofRequest("key:a", 10)).map((payment) => payment.id)).toEqual(["pay_1"]);
+        expect(await journal.ofRequest("key:other", 10)).toEqual([]);
       } finally {
         await database.close();
       }

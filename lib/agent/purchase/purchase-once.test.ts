@@ -56,6 +56,37 @@ describe("purchaseOnce", () => {
     expect(attempt).toHaveBeenCalledTimes(2);
   });
 
+  it("a retry after the attempt's instance died is told what the journal shows: paid with its hash, or signed and undecided", async () => {
+    const store = new MemoryIdempotencyStore();
+    const attempt = vi.fn(async () => delivered);
+    const txHash = `0x${"cd".repeat(32)}`;
+    // The dead attempt's claim: taken, never completed or released.
+    await store.claim("paid", INTENT_TTL_SECONDS, "instance-dead/1");
+    const journal = new MemoryJournal();
+    await journal.record({ id: "pay_9", status: "quoted", at: 1, payer: `0x${"1".repeat(40)}`, payerKind: "agent", requestKey: "key:r", resource: "https://paid.example/data", method: "GET", amount: 40_000n, nonce: `0x${"9".repeat(64)}`, validBefore: 2_000_000_000n });
+    await journal.record({ id: "pay_9", status: "confirmed", at: 2, txHash });
+    const earlier = async () => (await journal.ofRequest("key:r", 20))[0];
+    const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
+    const paid = await purchaseOnce({ store, key: "paid", tracker: new PaymentTracker(writer), waitMs: 0, earlier }, attempt);
+    expect(paid).toMatchObject({ status: "failed", txHash, message: expect.stringMatching(/paid 0\.04 USDC .*It was not paid again/) });
+    expect(attempt).not.toHaveBeenCalled();
+    // The journal row is left as the first attempt wrote it.
+    expect(await journal.get("pay_9")).toMatchObject({ status: "confirmed", txHash });
+
+    await store.claim("signed", INTENT_TTL_SECONDS, "instance-dead/2");
+    await journal.record({ id: "pay_9", status: "verifying", at: 3, txHash: undefined });
+    const undecided = new MemoryJournal();
+    await undecided.record({ id: "pay_10", status: "verifying", at: 1, payer: `0x${"1".repeat(40)}`, payerKind: "agent", requestKey: "key:s", resource: "https://paid.example/data", amount: 40_000n, nonce: `0x${"a".repeat(64)}`, validBefore: 2_000_000_000n });
+    const pending = await purchaseOnce({ store, key: "signed", tracker: tracker(), waitMs: 0, earlier: async () => (await undecided.ofRequest("key:s", 20))[0] }, attempt);
+    expect(pending).toMatchObject({ status: "pending", paymentId: "pay_10", message: expect.stringMatching(/not decided yet.*not signed again/) });
+    expect(attempt).not.toHaveBeenCalled();
+
+    // Nothing signed (or no row): no more than before.
+    await store.claim("quoted", INTENT_TTL_SECONDS, "instance-dead/3");
+    const none = await purchaseOnce({ store, key: "quoted", tracker: tracker(), waitMs: 0, earlier: async () => undefined }, attempt);
+    expect(none).toMatchObject({ status: "refused", message: expect.stringMatching(/outcome is unknown/) });
+  });
+
   it("a pending outcome is recorded, so a retry reports it and does not pay again", async () => {
     const store = new MemoryIdempotencyStore();
     const pending: PurchaseOutcome = { status: "pending", paymentId: "pay_2", message: "Not spent yet.", expiresAt: 1 };

@@ -7,6 +7,9 @@ import "server-only";
  */
 import { AppError } from "../../errors";
 import type { IdempotencyStore } from "../../store/store-types";
+import { FINAL_STATUSES, type PaymentRecord } from "../../journal/payment-journal";
+import { formatUsdc } from "../../money";
+import { describeExpiry } from "./authorization-window";
 import type { PaymentTracker } from "./payment-tracker";
 import type { PurchaseOutcome } from "./purchase-types";
 
@@ -23,6 +26,11 @@ export type PurchaseOnceOptions = {
   store: IdempotencyStore;
   key: string;
   tracker: PaymentTracker;
+  /**
+   * What the journal knows of this intent's payment, for a retry whose first attempt stopped
+   * (its instance died) before its outcome was recorded here.
+   */
+  earlier?: () => Promise<PaymentRecord | undefined>;
   /** How long to wait for another attempt of the same intent that is still running. */
   waitMs?: number;
   pollMs?: number;
@@ -59,6 +67,12 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
     record = await options.store.get(options.key).catch(() => null);
   }
   if (!record) {
+    const earlier = await options.earlier?.().catch(() => undefined);
+    const known = earlier ? journaledOutcome(earlier) : undefined;
+    if (known) {
+      replay(options.tracker, known);
+      return known;
+    }
     return {
       status: "refused",
       message: "An earlier attempt of this same purchase is still running or its outcome is unknown, so it was not started again; any payment it made is reported there.",
@@ -67,6 +81,36 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
   const outcome = record.outcome as PurchaseOutcome;
   replay(options.tracker, outcome);
   return outcome;
+}
+
+/**
+ * What to tell a retry from the journal's row of the earlier attempt's payment: paid (its data
+ * went with the attempt that stopped, the hash stays), or signed and not yet decided by the
+ * chain. Anything else (nothing signed, failed unpaid) says no more than "not started again".
+ */
+function journaledOutcome(payment: PaymentRecord): PurchaseOutcome | undefined {
+  const amount = payment.amount === undefined ? "" : ` ${formatUsdc(payment.amount)} USDC`;
+  if (payment.txHash && payment.status !== "failed") {
+    return {
+      status: "failed",
+      paymentId: payment.id,
+      reason: "payment-failed",
+      txHash: payment.txHash,
+      message: `An earlier attempt of this request paid${amount} (transaction ${payment.txHash}), and its server stopped before the service's answer was kept, so that answer cannot be shown again. It was not paid again.`,
+    };
+  }
+  if (payment.txHash) {
+    return { status: "failed", paymentId: payment.id, reason: "payment-failed", txHash: payment.txHash, message: payment.message ?? `An earlier attempt of this request paid${amount} (transaction ${payment.txHash}) and failed. It was not paid again.` };
+  }
+  if (!FINAL_STATUSES.has(payment.status) && payment.status !== "quoted" && payment.validBefore !== undefined) {
+    return {
+      status: "pending",
+      paymentId: payment.id,
+      expiresAt: Number(payment.validBefore) * 1000,
+      message: `An earlier attempt of this request signed a payment of${amount} whose outcome the chain has not decided yet (the signature is usable until ${describeExpiry(payment.validBefore)}). It was not signed again; the payment history will show how it ends.`,
+    };
+  }
+  return undefined;
 }
 
 /**

@@ -35,6 +35,7 @@ const crashingJournal: PaymentJournal = {
   events: (id) => journal.events(id),
   unsettled: (limit) => journal.unsettled(limit),
   history: (query) => journal.history(query),
+  ofRequest: (requestKey, limit) => journal.ofRequest(requestKey, limit),
   hasPaid: (payer, payTo) => journal.hasPaid(payer, payTo),
 };
 const deps = createChatDependencies(env, { store: { ...store, journal: crashingJournal } });
