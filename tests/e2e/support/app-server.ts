@@ -10,7 +10,14 @@ import { freePort, NEXT_BIN, REPO_ROOT, startNextServer, type NextServer } from 
 
 const NEXT = path.join(REPO_ROOT, NEXT_BIN);
 
-export type AppServer = NextServer;
+export type AppServer = NextServer & {
+  /**
+   * Sends `signal` to the server process at once (synchronously, so a test can kill it at an
+   * exact point of a stream it is reading), then waits until it has exited and removes its data
+   * folder. SIGKILL is a crash: nothing of the server's own cleanup runs.
+   */
+  kill(signal: NodeJS.Signals): Promise<void>;
+};
 export { freePort, REPO_ROOT };
 
 /** Runs `next build` once, unless E2E_SKIP_BUILD=1 (then an existing `.next` build is required). */
@@ -57,6 +64,18 @@ export async function startAppServer(env: Record<string, string>, options: { tim
       stop: async () => {
         await server.stop();
         removeDataDir();
+      },
+      kill: (signal) => {
+        // Never -1 (or 0): that would signal every process we may signal, or our own group.
+        if (server.pid > 0) {
+          try {
+            process.kill(server.pid, signal);
+          } catch {
+            // Already gone.
+          }
+        }
+        // stop() only waits for the exit now (its SIGTERM finds no process), then cleans up.
+        return server.stop().then(() => void removeDataDir());
       },
     };
   } catch (error) {
