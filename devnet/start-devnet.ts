@@ -8,7 +8,9 @@ import { installMulticall3 } from "./chain/install-multicall3";
 import { localChain, localPublicClient, localTestClient, setIntervalMining } from "./chain/local-chain";
 import { startAnvil, type AnvilProcess } from "./chain/start-anvil";
 import { DevnetOptions, type StartDevnetOptions } from "./devnet-options";
+import { assertCatalogueConforms } from "./conformance/x402-conformance";
 import { createFacilitator } from "./facilitator/create-facilitator";
+import { toDiscoveryResource } from "./facilitator/discovery-catalog";
 import { createFacilitatorSigner } from "./facilitator/facilitator-signer";
 import { startFacilitatorServer } from "./facilitator/facilitator-server";
 import { DevnetFaults } from "./faults";
@@ -129,7 +131,12 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
     });
 
     const lastUpdated = new Date(startedAt).toISOString();
-    facilitatorServer.setCatalog(running.map((entry) => discoveryItem(entry, lastUpdated)));
+    const catalog = running.map((entry) => discoveryItem(entry, lastUpdated));
+    // Every listing as discovery will answer it, against x402's schemas: a listing the official
+    // client could not pay stops the world here, named, instead of failing each payment later.
+    // The cheap checks only (a few ms); the full ones run in tests/integration/official-x402.test.ts.
+    assertCatalogueConforms(catalog.map((item) => ({ name: item.metadata.name, listing: toDiscoveryResource(item) })));
+    facilitatorServer.setCatalog(catalog);
 
     const coordinates = DevnetCoordinates.parse({
       rpcUrl: anvil.rpcUrl,

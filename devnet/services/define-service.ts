@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { serviceMetadataProblems } from "../conformance/x402-conformance";
 
 /** One input a service takes, as discovery documents it. */
 export type ServiceParameter = { description: string; example: string | number; type: "string" | "integer"; required: boolean };
@@ -74,11 +75,15 @@ export type ServiceDefinition<Input> = Omit<
   produce(input: Input, context: ServiceContext): Record<string, unknown>;
 };
 
-/** x402 carries at most five tags per resource (longer lists are refused in payment payloads). */
-const MAX_TAGS = 5;
-
+/**
+ * Builds a catalogue entry. Its name, tags and description must be what x402's schemas allow
+ * (`serviceName` and each tag 1-32 printable ASCII characters, at most five tags, no repeated
+ * tag): the official client echoes them in every payment and the facilitator verifies them, so
+ * an entry that breaks them could never be paid. Checked here, when the catalogue is built.
+ */
 export function defineService<Input>(definition: ServiceDefinition<Input>): DemoService {
-  if (definition.tags.length > MAX_TAGS) throw new Error(`${definition.name}: at most ${MAX_TAGS} tags`);
+  const problems = serviceMetadataProblems({ serviceName: definition.serviceName, tags: definition.tags, description: definition.description, mimeType: "application/json" });
+  if (problems.length > 0) throw new Error(`${definition.name}: ${problems.join("; ")}`);
   const { input: schema, produce, delayMs, parameters, ...rest } = definition;
   const inputIn = rest.inputIn ?? "query";
   const templateNames = [...rest.path.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1]);

@@ -207,7 +207,8 @@ export const CITY_GUIDES: readonly DemoService[] = GUIDE_CITIES.flatMap((city, c
   GUIDE_TOPICS.map((topic, topicIndex) =>
     defineService({
       name: `guide-${city.toLowerCase()}-${topic}`,
-      serviceName: `Devnet City Guide: ${city} ${topic}`,
+      // At most 32 printable ASCII characters, as x402 has it: "Devnet Guide: Istanbul museums" is 30.
+      serviceName: `Devnet Guide: ${city} ${topic}`,
       path: `/guides/${city.toLowerCase()}/${topic}`,
       hostGroup: "city-guides",
       x402Version: 2,

@@ -11,6 +11,7 @@ import { discoveryExtensionFor, foreignNetworkOption, MAX_TIMEOUT_SECONDS, type 
 import type { DemoService } from "./define-service";
 import { SIGNED_RECEIPTS_DECLARATION, signedReceiptsExtension } from "./signed-receipts";
 import { createSiwxAccess, serveSignedIn } from "./siwx-access";
+import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
 import { paymentIdentifierResourceServerExtension } from "@x402/extensions/payment-identifier";
 import { paymentIdentifierCacheFor } from "./payment-identifier-cache";
 
@@ -123,11 +124,20 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
   });
 }
 
-/** The same 402 with the given options first in the `accepts` of its PAYMENT-REQUIRED header. */
+/**
+ * The same 402 with the given options first in the `accepts` of its PAYMENT-REQUIRED header.
+ * The signed offers keep their signatures (their `acceptIndex` is outside what is signed) and
+ * move their `acceptIndex` along, so that each still points at the option it signs.
+ */
 function offerFirst(instructions: HTTPResponseInstructions, options: Record<string, unknown>[]): HTTPResponseInstructions {
   const name = Object.keys(instructions.headers).find((key) => key.toLowerCase() === "payment-required");
   if (!name) return instructions;
   const required = decodePaymentRequiredHeader(instructions.headers[name] ?? "");
   const widened = { ...required, accepts: [...(options as unknown as PaymentRequirements[]), ...required.accepts] };
+  const offerReceipt = required.extensions?.[OFFER_RECEIPT] as { info?: { offers?: { acceptIndex?: number }[] } } | undefined;
+  if (offerReceipt?.info?.offers) {
+    const offers = offerReceipt.info.offers.map((offer) => (offer.acceptIndex === undefined ? offer : { ...offer, acceptIndex: offer.acceptIndex + options.length }));
+    widened.extensions = { ...required.extensions, [OFFER_RECEIPT]: { ...offerReceipt, info: { ...offerReceipt.info, offers } } };
+  }
   return { ...instructions, headers: { ...instructions.headers, [name]: encodePaymentRequiredHeader(widened) } };
 }
