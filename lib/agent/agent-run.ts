@@ -8,7 +8,7 @@ import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { AgentConfirmation, ApprovalRequest, StreamWriter } from "../stream";
 import { describeInputContract } from "../x402/call-usage";
-import { checkCall } from "../x402/check-call";
+import { checkCall, unfilledPathProblem } from "../x402/check-call";
 import type { BodyType, CallMethod } from "../x402/input-contract";
 import type { DiscoveryClient, ServiceListing } from "../x402/discovery-client";
 import { chooseBodyType, encodeRequestBody, type EncodedBody, type RequestBodyValue } from "../x402/request-body";
@@ -153,6 +153,9 @@ export class AgentRun {
     if (contract && check && !check.ok) {
       return refused(`Not called, nothing was paid: ${check.problems.join("; ")}. The service's usage: ${describeInputContract(contract)}`);
     }
+    // A path still holding a template placeholder (`/crypto/:symbol`) is never called, declared or not.
+    const unfilled = contract ? undefined : unfilledPathProblem(new URL(call.url));
+    if (unfilled) return refused(`Not called, nothing was paid: ${unfilled}; put the value in its place in the URL.`);
     if (this.pendingApproval) {
       return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
     }

@@ -26,9 +26,8 @@ export function checkCall(contract: InputContract, call: PlannedCall): CallCheck
   if (url) {
     const missing = contract.query.filter((parameter) => parameter.required && !url.searchParams.get(parameter.name)?.trim());
     if (missing.length > 0) problems.push(`missing query parameter${missing.length === 1 ? "" : "s"} ${names(missing)}`);
-    // A route template's placeholders (`:id`, `{id}`) left in the path were never filled in.
-    const unfilled = safeDecode(url.pathname).match(/(^|\/)(:[A-Za-z_][\w-]*|\{[A-Za-z_][\w-]*\})(?=\/|$)/g);
-    if (unfilled) problems.push(`path parameter${unfilled.length === 1 ? "" : "s"} not filled in: ${unfilled.map((part) => part.replace(/^\//, "")).join(", ")}`);
+    const unfilled = unfilledPathProblem(url);
+    if (unfilled) problems.push(unfilled);
   }
 
   if (contract.body) {
@@ -63,6 +62,20 @@ export function checkCall(contract: InputContract, call: PlannedCall): CallCheck
     problems.push(`a ${method} request carries no body`);
   }
   return problems.length === 0 ? { ok: true } : { ok: false, problems };
+}
+
+/**
+ * A route template's placeholders (`:id`, `{id}`) left in a URL's path: they were never filled
+ * in, so the call would ask (and pay) for the template itself. Checked for every call, with or
+ * without a declaration: a listing without one still lists a dynamic route by its template.
+ *
+ * @example
+ * unfilledPathProblem(new URL("https://api.example/crypto/:symbol")); // "path parameter not filled in: :symbol"
+ */
+export function unfilledPathProblem(url: URL): string | undefined {
+  const unfilled = safeDecode(url.pathname).match(/(^|\/)(:[A-Za-z_][\w-]*|\{[A-Za-z_][\w-]*\})(?=\/|$)/g);
+  if (!unfilled) return undefined;
+  return `path parameter${unfilled.length === 1 ? "" : "s"} not filled in: ${unfilled.map((part) => part.replace(/^\//, "")).join(", ")}`;
 }
 
 function names(parameters: readonly { name: string }[]): string {

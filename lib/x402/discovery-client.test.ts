@@ -150,6 +150,44 @@ describe("discovery client", () => {
     expect(found.map((listing) => listing.name)).toEqual(["Service 0", "Service 2", "Service 4"]);
   });
 
+  it("answers a search that found nothing (200, no results) from the list: matching listings, else the list's first, bounded", async () => {
+    const services = Array.from({ length: 30 }, (_, index) => item(`https://svc.example/s${index}`, { serviceName: `Service ${index}`, description: index === 7 ? "bitcoin prices" : "weather data" }));
+    const requests: string[] = [];
+    const fetch = async (input: string) => {
+      const url = new URL(input);
+      requests.push(url.pathname);
+      if (url.pathname.endsWith("/search")) return Response.json({ x402Version: 2, resources: [], partialResults: false, pagination: { limit: 20, cursor: null } });
+      return Response.json({ x402Version: 2, items: services, pagination: { limit: 100, offset: 0, total: services.length } });
+    };
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
+    expect((await client.find("bitcoin")).map((listing) => listing.name)).toEqual(["Service 7"]);
+    expect(requests).toEqual(["/discovery/search", "/discovery/resources"]);
+    const unmatched = await client.find("stock quotes");
+    expect(unmatched).toHaveLength(20);
+    expect(unmatched[0]?.name).toBe("Service 0");
+    // The list was read once for both (cached).
+    expect(requests).toEqual(["/discovery/search", "/discovery/resources", "/discovery/search"]);
+  });
+
+  it("keeps an empty search's answer when the list cannot be read either", async () => {
+    const fetch = async (input: string) =>
+      new URL(input).pathname.endsWith("/search") ? Response.json({ x402Version: 2, resources: [] }) : new Response("down", { status: 503 });
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
+    expect(await client.find("weather")).toEqual([]);
+  });
+
+  it("reads a listing's declaration from a 2.10-era facilitator's top-level `discoveryInfo` as from `extensions.bazaar`", async () => {
+    const info = { input: { type: "http", bodyType: "json", body: { text: "hello", to: "fr" } }, output: { example: { translation: "bonjour" } } };
+    const { fetch } = bazaar([
+      item("https://svc.example/v1/translate", { serviceName: "Old", discoveryInfo: info, method: "POST" }),
+      item("https://svc.example/v2/translate", { serviceName: "New", extensions: { bazaar: { info: { ...info, input: { ...info.input, method: "POST" } } } } }),
+    ]);
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
+    const [old, current] = await client.find("translate");
+    expect(old?.input).toMatchObject({ method: "POST", body: { type: "json", fields: [{ name: "text" }, { name: "to" }] } });
+    expect(old?.input).toEqual(current?.input);
+  });
+
   it("refuses a search answer in another shape (the list's `items`) rather than guessing", async () => {
     const fetch = async () => Response.json({ x402Version: 2, items: [item("https://svc.example/weather")] });
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });

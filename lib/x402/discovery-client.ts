@@ -8,7 +8,8 @@ import "server-only";
  * are our own rather than `withBazaar`'s because it calls the global fetch with no deadline
  * and no size limit: here they go through the guarded fetch, and every page is checked with
  * zod before anything of it is used. A facilitator without search (404, 405, 501) is served
- * from its list, matched by keyword here.
+ * from its list, matched by keyword here; so is a search that finds nothing payable (matched by
+ * keyword, else the list's first listings, bounded).
  */
 import { sanitizeResourceServiceMetadata, type DiscoveryResourcesResponse, type SearchDiscoveryResourcesResponse } from "@x402/extensions/bazaar";
 import { z } from "zod";
@@ -70,6 +71,8 @@ const MAX_SEARCH_PAGES = 3;
 const SEARCH_PAGE_SIZE = 20;
 /** A search stops following its cursor once this many payable services are found. */
 const ENOUGH_SEARCH_RESULTS = 20;
+/** Listings an empty search answers from the list at most. */
+const FALLBACK_LISTINGS = 20;
 /** Answers meaning "this facilitator has no search": fall back to its list. */
 const NO_SEARCH = new Set([404, 405, 501]);
 
@@ -193,7 +196,26 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
       if (!next || next === cursor || result.resources.length === 0 || found.size >= ENOUGH_SEARCH_RESULTS) break;
       cursor = next;
     }
+    if (found.size === 0) return fromList(query, signal);
     return [...found.values()];
+  }
+
+  /**
+   * A search that found nothing payable is not the last word: a ranking can miss what a
+   * listing names in other words. The list (itself bounded by MAX_LIST_PAGES) answers instead:
+   * the listings matching the query's words, else its first FALLBACK_LISTINGS, so the model
+   * judges for itself before saying nothing fits. A list that cannot be read leaves the empty
+   * answer the search gave.
+   */
+  async function fromList(query: string, signal?: AbortSignal): Promise<ServiceListing[]> {
+    let listed: ServiceListing[];
+    try {
+      listed = await cached("list", () => listAll(signal));
+    } catch {
+      return [];
+    }
+    const matched = matchLocally(query, listed);
+    return (matched.length > 0 ? matched : listed).slice(0, FALLBACK_LISTINGS);
   }
 
   async function cached(key: string, load: () => Promise<ServiceListing[]>): Promise<ServiceListing[]> {

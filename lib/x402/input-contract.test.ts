@@ -56,6 +56,29 @@ describe("readInputContract", () => {
     expect(describeInputContract(contract!)).toContain('PUT /projects/:project/translate path project=<string, e.g. demo> JSON body {"text": string, required');
   });
 
+  it("reads a 2.10-era facilitator's top-level `discoveryInfo` (method and route beside it) as the bazaar extension it came from", () => {
+    const { bazaar } = declareDiscoveryExtension({
+      bodyType: "json",
+      input: { text: "hello", to: "fr" },
+      inputSchema: { properties: { text: { type: "string" }, to: { type: "string" } }, required: ["text", "to"] },
+    }) as unknown as { bazaar: { info: { input: Record<string, unknown> } } };
+    // `DiscoveredHTTPResource`: the declaration's `info` as `discoveryInfo`, enriched `method` and `routeTemplate` top-level.
+    const listed = { x402Version: 2, accepts: [{}], discoveryInfo: bazaar.info, method: "POST", routeTemplate: "/v1/:project/translate" };
+    const contract = readInputContract(listed);
+    expect(contract).toMatchObject({ method: "POST", routeTemplate: "/v1/:project/translate" });
+    expect(contract?.methodInferred).toBeUndefined();
+    expect(contract?.body).toMatchObject({ type: "json", fields: [{ name: "text" }, { name: "to" }], example: '{"text":"hello","to":"fr"}' });
+    // The same contract as the same declaration under `extensions.bazaar`.
+    const asExtension = { bazaar: { info: { ...bazaar.info, input: { ...bazaar.info.input, method: "POST" } }, routeTemplate: "/v1/:project/translate" } };
+    expect(contract).toEqual(readInputContract(v2(asExtension)));
+    // A method inside the declaration wins over the one beside it; a v1 listing is read the same way.
+    const inside = { ...bazaar.info, input: { ...bazaar.info.input, method: "PUT" } };
+    expect(readInputContract({ ...listed, discoveryInfo: inside })?.method).toBe("PUT");
+    expect(readInputContract({ ...listed, x402Version: 1 })?.method).toBe("POST");
+    // An MCP tool's declaration is no HTTP call.
+    expect(readInputContract({ ...listed, discoveryInfo: { input: { type: "mcp", toolName: "t", inputSchema: {} } } })).toBeUndefined();
+  });
+
   it("infers POST for a body without a declared method, and GET otherwise", () => {
     const body = declareDiscoveryExtension({ bodyType: "text", input: { q: "x" }, inputSchema: { properties: { q: { type: "string" } } } });
     expect(readInputContract(v2(body))?.method).toBe("POST");

@@ -78,19 +78,47 @@ const V1Input = z.looseObject({
 });
 
 /** The contract of a discovered resource, or `undefined` when it declares none. */
-export function readInputContract(resource: { x402Version: number; accepts: readonly Record<string, unknown>[]; extensions?: unknown }): InputContract | undefined {
+export function readInputContract(resource: {
+  x402Version: number;
+  accepts: readonly Record<string, unknown>[];
+  extensions?: unknown;
+  discoveryInfo?: unknown;
+  method?: unknown;
+  routeTemplate?: unknown;
+}): InputContract | undefined {
   if (resource.x402Version >= 2) {
     const extensions = AnyRecord.safeParse(resource.extensions);
     const bazaar = BazaarExtension.safeParse(extensions.success ? extensions.data.bazaar : undefined);
-    return bazaar.success && isHttp(bazaar.data.info.input.type) ? fromBazaar(bazaar.data) : undefined;
+    if (bazaar.success) return isHttp(bazaar.data.info.input.type) ? fromBazaar(bazaar.data) : undefined;
+  } else {
+    for (const accept of resource.accepts) {
+      const outputSchema = AnyRecord.safeParse(accept.outputSchema);
+      if (!outputSchema.success) continue;
+      const input = V1Input.safeParse(outputSchema.data.input);
+      if (input.success && isHttp(input.data.type)) return fromV1(input.data, outputSchema.data.output);
+    }
   }
-  for (const accept of resource.accepts) {
-    const outputSchema = AnyRecord.safeParse(accept.outputSchema);
-    if (!outputSchema.success) continue;
-    const input = V1Input.safeParse(outputSchema.data.input);
-    if (input.success && isHttp(input.data.type)) return fromV1(input.data, outputSchema.data.output);
-  }
-  return undefined;
+  return fromDiscoveryInfo(resource);
+}
+
+/**
+ * The official facilitators of the 2.10 era list a resource's declaration as top-level
+ * `discoveryInfo` (the bazaar extension's `info`, no `schema`: `DiscoveredHTTPResource` in
+ * @x402/extensions), with the enriched `method` and `routeTemplate` beside it. Read as the
+ * bazaar extension it came from, so such a listing is called the same way.
+ */
+function fromDiscoveryInfo(resource: { discoveryInfo?: unknown; method?: unknown; routeTemplate?: unknown }): InputContract | undefined {
+  const info = AnyRecord.safeParse(resource.discoveryInfo);
+  if (!info.success) return undefined;
+  const input = AnyRecord.safeParse(info.data.input);
+  // The method inside the declaration wins; the one the facilitator put beside it fills a gap.
+  const method = input.success && input.data.method === undefined && typeof resource.method === "string" ? { method: resource.method } : {};
+  const declaration = {
+    info: { ...info.data, ...(input.success ? { input: { ...input.data, ...method } } : {}) },
+    ...(typeof resource.routeTemplate === "string" ? { routeTemplate: resource.routeTemplate } : {}),
+  };
+  const bazaar = BazaarExtension.safeParse(declaration);
+  return bazaar.success && isHttp(bazaar.data.info.input.type) ? fromBazaar(bazaar.data) : undefined;
 }
 
 /**

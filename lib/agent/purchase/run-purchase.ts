@@ -28,7 +28,7 @@ import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
 import { offerSignIn, signInInstead } from "./sign-in-instead";
 import { readServiceData } from "./service-data";
-import { paymentIdentifierExtensions } from "../../x402/payment-identifier";
+import { echoedExtensions } from "../../x402/echo-extensions";
 import { identifiedOutcome } from "./retry-safety";
 
 export { MIN_PAYMENT_WINDOW_SECONDS } from "./authorization-window";
@@ -134,8 +134,9 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     nonce,
     payer: payerAddress,
     payerKind: request.payer.kind,
-    // The intent's payment identifier, echoed only to a service whose 402 declares the extension.
-    extensions: paymentIdentifierExtensions(paymentRequired, request.paymentIdentifier),
+    // The 402's extensions echoed as the official client does (bazaar included, bounded), with
+    // the intent's payment identifier where the service declares that extension.
+    extensions: echoedExtensions(paymentRequired, request.paymentIdentifier),
   };
   const amount = formatUsdc(option.amount);
   const newPayee = (await paidBefore) === false;
