@@ -4,12 +4,10 @@
  * type in the quote a user approves. A body that cannot be what the service takes is refused
  * before the service is asked anything.
  */
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { FakeChain } from "../../tests/support/fake-chain";
 import { fakePaidService, refusedAnswer } from "../../tests/support/fake-paid-service";
-import { mockUsage, offlineNetwork } from "../../tests/support/offline-fixtures";
+import { offlineNetwork, toolCallsModel } from "../../tests/support/offline-fixtures";
 import { createChatDependencies } from "../chat/chat-dependencies";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
@@ -26,17 +24,7 @@ async function chatWith(calls: Record<string, unknown>[], contract?: InputContra
   const service = fakePaidService(offlineNetwork, { onPayment: () => refusedAnswer() });
   const seen: Seen[] = [];
   const results: unknown[] = [];
-  const model = new MockLanguageModelV4({
-    doStream: async ({ prompt }) => {
-      const tools = prompt.filter((message) => message.role === "tool");
-      if (tools.length > 0) {
-        for (const message of tools) for (const part of message.content) if (part.type === "tool-result" && "value" in part.output) results.push(part.output.value);
-        return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([{ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: mockUsage }]) };
-      }
-      const parts: LanguageModelV4StreamPart[] = calls.map((input, index) => ({ type: "tool-call", toolCallId: `call-${index}`, toolName: "call_paid_service", input: JSON.stringify(input) }));
-      return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([...parts, { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: mockUsage }]) };
-    },
-  });
+  const model = toolCallsModel(calls, results);
   const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model, modelId: "mock", isDemo: false } });
   deps.chain = new FakeChain();
   deps.fetch = async (input, init) => {

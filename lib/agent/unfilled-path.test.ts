@@ -3,11 +3,9 @@
  * `/crypto/{symbol}`) is never called, whether or not its listing declares how to call it: the
  * service would be asked (and paid) for the template itself. The refusal names the parameter.
  */
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { FakeChain } from "../../tests/support/fake-chain";
-import { mockUsage, offlineNetwork } from "../../tests/support/offline-fixtures";
+import { offlineNetwork, toolCallsModel } from "../../tests/support/offline-fixtures";
 import { createChatDependencies } from "../chat/chat-dependencies";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
@@ -22,17 +20,7 @@ const TEMPLATE = "https://crypto.example/crypto/:symbol";
 async function callAll(urls: string[], input?: InputContract) {
   const asked: string[] = [];
   const results: unknown[] = [];
-  const model = new MockLanguageModelV4({
-    doStream: async ({ prompt }) => {
-      const tools = prompt.filter((message) => message.role === "tool");
-      if (tools.length > 0) {
-        for (const message of tools) for (const part of message.content) if (part.type === "tool-result" && "value" in part.output) results.push(part.output.value);
-        return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([{ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: mockUsage }]) };
-      }
-      const parts: LanguageModelV4StreamPart[] = urls.map((url, index) => ({ type: "tool-call", toolCallId: `call-${index}`, toolName: "call_paid_service", input: JSON.stringify({ url, method: "GET" }) }));
-      return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([...parts, { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: mockUsage }]) };
-    },
-  });
+  const model = toolCallsModel(urls.map((url) => ({ url, method: "GET" })), results);
   const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model, modelId: "mock", isDemo: false } });
   deps.chain = new FakeChain();
   deps.fetch = async (url) => {

@@ -2,7 +2,7 @@ import "server-only";
 /**
  * The database schema, as versioned migrations applied at start (in order, each once, under
  * Kysely's migration lock so two instances starting together do not race). A new migration is
- * a new entry; an applied one is never edited.
+ * a new entry, in a module of its own from 0008 on; an applied one is never edited.
  *
  * Amounts are USDC base units in numeric(78,0); times are epoch milliseconds in bigint, taken
  * from the database's own clock (`db_now_ms()`, migration 0009) whenever they decide money, so
@@ -11,16 +11,7 @@ import "server-only";
 import { sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import { databaseClockMigration } from "./database-clock-migration";
 import { pooledBudgetMigration } from "./pooled-budget-migration";
-
-/**
- * Migration 0010: a retry whose first attempt stopped (its instance died) before recording the
- * purchase's outcome is told what the journal knows of that request's payments, by request key.
- */
-const paymentsByRequestMigration: Migration = {
-  async up(db: Kysely<unknown>) {
-    await sql`CREATE INDEX payments_by_request_key ON payments (request_key, created_at DESC) WHERE request_key IS NOT NULL`.execute(db);
-  },
-};
+import { paymentsByRequestMigration } from "./payments-by-request-migration";
 
 const migrations: Record<string, Migration> = {
   "0001_payment_journal": {
@@ -255,6 +246,5 @@ const migrations: Record<string, Migration> = {
 };
 
 export const migrationProvider: MigrationProvider = {
-  // Later migrations live in modules of their own, so this file stays readable.
   getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration, "0010_payments_by_request": paymentsByRequestMigration }),
 };

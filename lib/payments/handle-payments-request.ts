@@ -34,7 +34,9 @@ export async function handlePaymentsRequest(request: Request, getDependencies: (
     const payer = payerFor(viewer, params.payer, deps.agentAccount?.address);
     const [page, spending] = await Promise.all([
       readHistoryPage(deps.store.journal, { payer, status: params.status, service: params.service, before: params.before, limit: params.limit }),
-      deps.store.ledger.spentToday(payer, { now }),
+      // The day's window is cut on the store's clock (rows come from every instance); only a
+      // test's injected clock is passed down.
+      deps.store.ledger.spentToday(payer, deps.now ? { now } : {}),
     ]);
     const payments = page.payments.map((record) => toPaymentView(record, deps.network));
     const nextCursor = page.nextCursor === undefined ? null : new Date(page.nextCursor).toISOString();

@@ -11,11 +11,11 @@ import "server-only";
  * from its list, matched by keyword here; so is a search that finds nothing payable (matched by
  * keyword, else the list's first listings, bounded).
  */
-import { sanitizeResourceServiceMetadata, type DiscoveryResourcesResponse, type SearchDiscoveryResourcesResponse } from "@x402/extensions/bazaar";
-import { z } from "zod";
+import { sanitizeResourceServiceMetadata } from "@x402/extensions/bazaar";
 import { formatUsdc } from "../money";
 import type { DiscoveredService } from "../stream";
 import { BoundedCache } from "./bounded-cache";
+import { DiscoveryItem, ListPage, SearchPage } from "./discovery-wire";
 import { readInputContract, type InputContract } from "./input-contract";
 import { selectPayableRequirement, type PayableNetwork } from "./payment-requirements";
 import { RouteIndex } from "./route-template";
@@ -29,40 +29,6 @@ const MAX_ROUTE_ORIGINS = 200;
 const MAX_ROUTES_PER_ORIGIN = 20;
 const MAX_DESCRIPTION_CHARS = 300;
 
-const DiscoveryItem = z.looseObject({
-  // The spec allows "the resource URL or identifier"; only an http(s) URL is something we can call.
-  resource: z.string().max(2048).refine(isHttpUrl),
-  type: z.string().optional(),
-  x402Version: z.number().int().min(1).max(2),
-  accepts: z.array(z.record(z.string(), z.unknown())).max(32),
-  description: z.string().max(2000).optional().catch(undefined),
-  serviceName: z.string().max(200).optional().catch(undefined),
-  tags: z.array(z.string().max(64)).max(32).optional().catch(undefined),
-  extensions: z.record(z.string(), z.unknown()).optional().catch(undefined),
-});
-
-/** `GET /discovery/resources`: offset pages. */
-const ListPage = z.looseObject({
-  items: z.array(z.unknown()).max(1000),
-  pagination: z.looseObject({ limit: z.number().int().min(0), offset: z.number().int().min(0), total: z.number().int().min(0) }).optional().catch(undefined),
-});
-
-/** `GET /discovery/search`: ranked, optionally paged by an opaque cursor. */
-const SearchPage = z.looseObject({
-  resources: z.array(z.unknown()).max(1000),
-  partialResults: z.boolean().optional().catch(undefined),
-  pagination: z
-    .looseObject({ limit: z.number().int().min(0).optional(), cursor: z.string().min(1).max(2048).nullable().optional() })
-    .nullable()
-    .optional()
-    .catch(undefined),
-});
-
-// Whatever the package's own types allow must pass these schemas (checked when compiling).
-// (The mapped type turns the package's interfaces into plain object types, which may be
-// compared with the schemas' open index signatures.)
-type Accepts<Schema extends z.ZodType, Wire> = { [Key in keyof Wire]: Wire[Key] } extends z.input<Schema> ? true : never;
-export const WIRE_SHAPES_MATCH: [Accepts<typeof ListPage, DiscoveryResourcesResponse>, Accepts<typeof SearchPage, SearchDiscoveryResourcesResponse>] = [true, true];
 
 /** Pages read for one answer: enough for any catalogue a model can use, bounded for a hostile one. */
 const MAX_LIST_PAGES = 5;
@@ -252,10 +218,6 @@ export function matchLocally(query: string, listings: readonly ServiceListing[])
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .map((entry) => entry.listing);
-}
-
-function isHttpUrl(value: string): boolean {
-  return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
 }
 
 function withSlash(url: string): string {

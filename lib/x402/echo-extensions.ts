@@ -42,11 +42,11 @@ export function echoedExtensions(paymentRequired: unknown, paymentIdentifier: st
   let budget = ECHO_BUDGET_CHARS;
   const take = (key: string, value: unknown): void => {
     if (entries.length >= MAX_ECHOED_EXTENSIONS || !withinJsonLimits(value)) return;
-    const size = key.length + (JSON.stringify(value)?.length ?? 0);
-    if (size > budget) return;
-    budget -= size;
-    // A copy: what is sent is not the 402's object.
-    entries.push([key, structuredClone(value)]);
+    const text = JSON.stringify(value);
+    if (text === undefined || key.length + text.length > budget) return;
+    budget -= key.length + text.length;
+    // A copy made from the text already measured: what is sent is not the 402's object.
+    entries.push([key, JSON.parse(text) as unknown]);
   };
   // Ours first: the service's declaration with the intent's id added (bounded there).
   const ours = paymentIdentifierExtensions(paymentRequired, paymentIdentifier);

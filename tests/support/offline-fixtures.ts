@@ -41,3 +41,21 @@ export function textModel(text: string): MockLanguageModelV4 {
     }),
   });
 }
+
+/**
+ * A model that makes `calls` (call_paid_service inputs) in its first step and stops once the
+ * tools answered, collecting each tool result into `results`.
+ */
+export function toolCallsModel(calls: Record<string, unknown>[], results: unknown[]): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const tools = prompt.filter((message) => message.role === "tool");
+      if (tools.length > 0) {
+        for (const message of tools) for (const part of message.content) if (part.type === "tool-result" && "value" in part.output) results.push(part.output.value);
+        return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([{ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: mockUsage }]) };
+      }
+      const parts: LanguageModelV4StreamPart[] = calls.map((input, index) => ({ type: "tool-call", toolCallId: `call-${index}`, toolName: "call_paid_service", input: JSON.stringify(input) }));
+      return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([...parts, { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: mockUsage }]) };
+    },
+  });
+}
