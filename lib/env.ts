@@ -3,10 +3,12 @@ import "server-only";
  * The service's configuration: one zod schema over the environment, read once. A bad value
  * fails at start with a message that names the variable and says how to fix it.
  */
+import { getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { BaseError } from "./base-error";
 import { PayeePolicySettings } from "./limits/payee-policy";
 import { parseUsdc } from "./money";
+import { NETWORK_PRESETS } from "./network/network-presets";
 
 const usdcAmount = z
   .string()
@@ -38,6 +40,40 @@ const appUrl = z
   }, "expected the app's origin only, e.g. https://agent.example.com (no path, query or credentials)")
   .transform((value) => new URL(value).origin);
 
+/** An EIP-155 chain id, in decimal. */
+const chainId = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, "expected a positive decimal chain id such as 8453")
+  .transform(Number)
+  .refine(Number.isSafeInteger, "expected a chain id below 2^53");
+
+/** A contract address; mixed case must carry a valid checksum (a typo is refused, not paid to). */
+const contractAddress = z
+  .string()
+  .refine((value) => isAddress(value, { strict: true }), "expected a 0x-prefixed 20-byte hex address (mixed case only with a valid checksum)")
+  .transform((value) => getAddress(value));
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+
+/** A block explorer's base: `/tx/<hash>` is appended, so no query, fragment or credentials. */
+const explorerUrl = httpUrl
+  .refine((value) => {
+    const url = new URL(value);
+    return !url.username && !url.password && !url.search && !url.hash;
+  }, "expected an explorer base such as https://basescan.org (no query, fragment or credentials)")
+  .transform((value) => value.replace(/\/+$/, ""));
+
+/** A name shown to people and to the model: one short line of printable text. */
+const networkLabel = z
+  .string()
+  .trim()
+  .min(1)
+  .max(48, "must be at most 48 characters")
+  .regex(/^[^\p{Cc}\p{Cf}]+$/u, "expected printable text");
+
+/** What a custom network cannot do without; the presets and the local world bring their own. */
+const CUSTOM_NETWORK_VARIABLES = ["CHAIN_ID", "RPC_URL", "FACILITATOR_URL", "ASSET_ADDRESS", "ASSET_NAME", "ASSET_VERSION"] as const;
+
 function integer(min: number, max: number, fallback: number) {
   return z.coerce.number().int().min(min).max(max).default(fallback);
 }
@@ -49,10 +85,23 @@ function temperature(fallback: number) {
 export const EnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    X402_NETWORK: z.enum(["local", "base-sepolia", "base"]).default("local"),
+    X402_NETWORK: z.enum(["local", "base-sepolia", "base", "custom"]).default("local"),
     DEVNET_FILE: z.string().default(".devnet/devnet.json"),
-    RPC_URL: z.url().optional(),
-    FACILITATOR_URL: z.url().optional(),
+    /** On `local`, these two override the coordinates file's (another facilitator, another node). */
+    RPC_URL: httpUrl.optional(),
+    FACILITATOR_URL: httpUrl.optional(),
+    /** The chain (`custom`); with a preset it may only repeat the preset's id. */
+    CHAIN_ID: chainId.optional(),
+    /**
+     * The EIP-3009 token paid in and its EIP-712 domain (`custom`); on the other networks they
+     * override the built-in USDC. Amounts are counted in 6 decimals, as USDC's.
+     */
+    ASSET_ADDRESS: contractAddress.optional(),
+    ASSET_NAME: z.string().min(1).max(64).optional(),
+    ASSET_VERSION: z.string().min(1).max(16).optional(),
+    EXPLORER_URL: explorerUrl.optional(),
+    /** What people read for the network; default: the preset's name, or `Chain <id>`. */
+    NETWORK_LABEL: networkLabel.optional(),
     AGENT_PRIVATE_KEY: privateKey.optional(),
     QUOTE_SECRET: z.string().min(32, "must be at least 32 characters of random text").optional(),
     OPENAI_API_KEY: z.string().min(1).optional(),
@@ -134,6 +183,24 @@ export const EnvSchema = z
     if (env.X402_NETWORK === "base" && !env.FACILITATOR_URL) {
       context.addIssue({ code: "custom", path: ["FACILITATOR_URL"], message: "is required when X402_NETWORK is base" });
     }
+    if (env.X402_NETWORK === "custom") {
+      for (const variable of CUSTOM_NETWORK_VARIABLES) {
+        if (env[variable] === undefined) context.addIssue({ code: "custom", path: [variable], message: "is required when X402_NETWORK is custom" });
+      }
+    } else {
+      const preset = NETWORK_PRESETS[env.X402_NETWORK];
+      // The local world's chain id is in its coordinates file, compared when that is read.
+      if (env.X402_NETWORK !== "local" && env.CHAIN_ID !== undefined && env.CHAIN_ID !== preset.chainId) {
+        context.addIssue({ code: "custom", path: ["CHAIN_ID"], message: `must be ${preset.chainId} (${preset.label}) or unset when X402_NETWORK is ${env.X402_NETWORK}` });
+      }
+      // Another token signs with its own domain: the built-in USDC's name would make every
+      // signature invalid, so an overriding address brings its name and version with it.
+      if (env.ASSET_ADDRESS !== undefined) {
+        for (const variable of ["ASSET_NAME", "ASSET_VERSION"] as const) {
+          if (env[variable] === undefined) context.addIssue({ code: "custom", path: [variable], message: "is required when ASSET_ADDRESS is set (the token's EIP-712 domain)" });
+        }
+      }
+    }
     if (env.OPEN_SIGN_IN_BUDGET_PER_PAYMENT > env.OPEN_SIGN_IN_BUDGET_PER_REQUEST || env.OPEN_SIGN_IN_BUDGET_PER_REQUEST > env.OPEN_SIGN_IN_BUDGET_DAILY) {
       context.addIssue({ code: "custom", path: ["OPEN_SIGN_IN_BUDGET_PER_PAYMENT"], message: "must not exceed OPEN_SIGN_IN_BUDGET_PER_REQUEST, which must not exceed OPEN_SIGN_IN_BUDGET_DAILY" });
     }
@@ -153,9 +220,15 @@ export type Env = z.infer<typeof EnvSchema>;
 
 /** How to fix each variable, shown beside the error at start-up. */
 const FIXES: Partial<Record<keyof Env, string>> = {
-  X402_NETWORK: "set it to local, base-sepolia or base",
+  X402_NETWORK: "set it to local, base-sepolia, base or custom (any EVM chain, described by CHAIN_ID, RPC_URL, FACILITATOR_URL and ASSET_*)",
   RPC_URL: "set it to the JSON-RPC URL of the chain, e.g. https://sepolia.base.org",
   FACILITATOR_URL: "set it to the x402 facilitator base URL, e.g. https://x402.org/facilitator",
+  CHAIN_ID: "set it to the chain's EIP-155 id in decimal, the one its RPC answers to eth_chainId (e.g. 8453); with a preset, leave it unset",
+  ASSET_ADDRESS: "set it to the 0x address of the EIP-3009 token payments are made in (6 decimals, like USDC)",
+  ASSET_NAME: "set it to the token's EIP-712 domain name, what its name() returns (e.g. USD Coin)",
+  ASSET_VERSION: "set it to the token's EIP-712 domain version, what its version() returns (e.g. 2)",
+  EXPLORER_URL: "set it to the block explorer's base URL, e.g. https://basescan.org (/tx/<hash> is appended), or leave it unset",
+  NETWORK_LABEL: "use a short name people know the chain by (at most 48 characters), or leave it unset",
   AGENT_PRIVATE_KEY: "set it to the agent wallet's key (0x + 64 hex digits), or leave it unset to disable autonomous payments",
   QUOTE_SECRET: "generate one with `openssl rand -hex 32`",
   OPENAI_BASE_URL: "set it to an OpenAI-compatible API base, e.g. https://api.openai.com/v1",

@@ -5,7 +5,6 @@ import { useConnect, useConnection, useConnectors, useDisconnect, useReadContrac
 import { formatUsdc } from "@/lib/money";
 import { shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
-import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
 import { LOCAL_DEMO_CONNECTOR_ID, LOCAL_DEMO_WALLET_LABEL } from "@/lib/client/demo-wallet";
 
@@ -41,7 +40,7 @@ export function WalletPanel({ refreshKey }: WalletPanelProps) {
     if (address && refreshKey > 0) void refetch();
   }, [address, refreshKey, refetch]);
 
-  const networkLabel = NETWORK_LABELS[network.network];
+  const networkLabel = network.label;
   const connected = connection.status === "connected" && address !== undefined;
   const wrongChain = connected && connection.chainId !== network.chainId;
   const isDemo = connection.connector?.id === LOCAL_DEMO_CONNECTOR_ID;

@@ -1,7 +1,7 @@
 /**
  * The network facts the browser needs, as served by `GET /api/network`: which chain payments
- * run on, the USDC contract, where explorers live, and (only for the local world) the anvil
- * RPC URL and the demo user's address. Nothing secret ever travels here.
+ * run on and what it is called, the token contract, where explorers live, and (only for the
+ * local world) the anvil RPC URL and the demo user's address. Nothing secret ever travels here.
  */
 import { z } from "zod";
 
@@ -11,7 +11,10 @@ const HexAddress = z
   .transform((value) => value as `0x${string}`);
 
 export const PublicNetworkConfig = z.object({
-  network: z.enum(["local", "base-sepolia", "base"]),
+  /** `custom`: any EVM chain the operator described (X402_NETWORK=custom). */
+  network: z.enum(["local", "base-sepolia", "base", "custom"]),
+  /** What people read for the network: "Base Sepolia", or the operator's NETWORK_LABEL. */
+  label: z.string().min(1).max(64),
   chainId: z.number().int().positive(),
   caip2: z.string(),
   usdc: HexAddress,
@@ -21,8 +24,11 @@ export const PublicNetworkConfig = z.object({
 });
 export type PublicNetworkConfig = z.infer<typeof PublicNetworkConfig>;
 
-/** What people read for each network. */
-export const NETWORK_LABELS: Record<PublicNetworkConfig["network"], string> = {
+/**
+ * What people read for the networks with built-in names, for a network a service names by one
+ * of them. The deployment's own network is `label` (a custom chain has only that).
+ */
+export const NETWORK_LABELS: Record<Exclude<PublicNetworkConfig["network"], "custom">, string> = {
   local: "Local devnet",
   "base-sepolia": "Base Sepolia",
   base: "Base",

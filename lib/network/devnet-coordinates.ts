@@ -43,8 +43,45 @@ export const DevnetService = z.object({
   group: z.string().optional(),
   /** Listed in discovery, but nothing listens on its port. */
   offline: z.boolean().default(false),
+  /**
+   * The x402 scheme its 402 offers: "exact" (the price, exactly) or "upto" (metered: `price` and
+   * `amount` are the ceiling the payer signs, and the service settles what the call used).
+   */
+  scheme: z.enum(["exact", "upto"]).optional(),
+  /** A metered service's terms, as its 402 states them in `extra.metering` (devnet/README.md). */
+  metering: z
+    .object({
+      /** What one unit is: "100 characters", "row". */
+      unit: z.string().min(1),
+      /** USDC base units per unit, as an integer string. */
+      unitPrice: z.string().regex(/^\d+$/),
+      /** The most units one call may use: the ceiling divided by the unit price. */
+      maxUnits: z.number().int().positive(),
+    })
+    .optional(),
 });
 export type DevnetService = z.infer<typeof DevnetService>;
+
+/** A tool of the local world's MCP server (x402 over MCP: specs/transports-v2/mcp.md). */
+export const DevnetMcpTool = z.object({
+  /** Stable: the tool's name in tests and scripts. */
+  name: z.string().min(1),
+  /** The MCP endpoint (Streamable HTTP) the tool is called at; several tools share one. */
+  url: HttpUrl,
+  /** What `tools/call` names. */
+  toolName: z.string().min(1),
+  transport: z.enum(["streamable-http", "sse"]).default("streamable-http"),
+  /** Price per call in USDC; "0" for a free tool. */
+  price: UsdcDecimal,
+  /** The same in base units (6 decimals), as an integer string. */
+  amount: z.string().regex(/^\d+$/).optional(),
+  description: z.string().default(""),
+  /** Example arguments for the call. */
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  /** Listed in the Bazaar (priced tools); a free tool asks no payment and is not an x402 resource. */
+  listed: z.boolean().default(true),
+});
+export type DevnetMcpTool = z.infer<typeof DevnetMcpTool>;
 
 const KeyedAccount = z.object({ address: Address, privateKey: PrivateKey });
 
@@ -57,6 +94,8 @@ export const DevnetCoordinates = z.object({
   usdc: Address,
   facilitatorUrl: HttpUrl,
   services: z.array(DevnetService),
+  /** Added: the tools of the local world's MCP server (absent in files written before it existed). */
+  mcpTools: z.array(DevnetMcpTool).optional(),
   accounts: z.object({
     agent: KeyedAccount,
     user: KeyedAccount,
@@ -77,6 +116,10 @@ export const DevnetCoordinates = z.object({
   confirmations: z.number().int().min(1).default(1),
   /** Where to switch fault paths at run time (GET to read, POST a JSON change). */
   faultsUrl: HttpUrl.optional(),
+  /** Uniswap's Permit2 (canonical address): what an `upto` payer approves and signs for. */
+  permit2: Address.optional(),
+  /** The x402 `upto` proxy: the spender an `upto` payer names in its Permit2 signature. */
+  uptoProxy: Address.optional(),
   startedAt: z.iso.datetime().optional(),
 });
 export type DevnetCoordinates = z.infer<typeof DevnetCoordinates>;

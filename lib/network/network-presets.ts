@@ -1,12 +1,18 @@
 /**
  * The networks this deployment can pay on. Base addresses are Circle's official USDC
  * deployments; the EIP-712 domain name/version are what those contracts sign with. The local
- * chain's token address comes from the devnet's coordinates file at run time.
+ * chain's token address comes from the devnet's coordinates file at run time, and a `custom`
+ * network is described entirely by the environment (CHAIN_ID, ASSET_ADDRESS, …).
  */
-export type NetworkName = "local" | "base-sepolia" | "base";
+export type NetworkName = PresetName | "custom";
+
+/** The networks with built-in values. */
+export type PresetName = "local" | "base-sepolia" | "base";
 
 export type NetworkPreset = {
-  name: NetworkName;
+  name: PresetName;
+  /** What people read. */
+  label: string;
   chainId: number;
   /** CAIP-2 id, as x402 v2 names networks. */
   caip2: `eip155:${number}`;
@@ -20,9 +26,10 @@ export type NetworkPreset = {
   defaultFacilitatorUrl: string | undefined;
 };
 
-export const NETWORK_PRESETS: Record<NetworkName, NetworkPreset> = {
+export const NETWORK_PRESETS: Record<PresetName, NetworkPreset> = {
   local: {
     name: "local",
+    label: "Local devnet",
     chainId: 31337,
     caip2: "eip155:31337",
     usdc: undefined,
@@ -34,6 +41,7 @@ export const NETWORK_PRESETS: Record<NetworkName, NetworkPreset> = {
   },
   "base-sepolia": {
     name: "base-sepolia",
+    label: "Base Sepolia",
     chainId: 84532,
     caip2: "eip155:84532",
     usdc: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
@@ -45,6 +53,7 @@ export const NETWORK_PRESETS: Record<NetworkName, NetworkPreset> = {
   },
   base: {
     name: "base",
+    label: "Base",
     chainId: 8453,
     caip2: "eip155:8453",
     usdc: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",

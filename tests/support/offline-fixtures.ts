@@ -9,6 +9,7 @@ import type { NetworkConfig } from "../../lib/network/network-config";
 /** A local-looking network whose endpoints are port 9 on loopback, which is not allowlisted. */
 export const offlineNetwork: NetworkConfig = {
   name: "local",
+  label: "Local devnet",
   chainId: 31337,
   caip2: "eip155:31337",
   networkNames: ["eip155:31337"],
