@@ -19,7 +19,7 @@ const user = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c
 const payTo = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 const URL_ = "https://svc.example/translate";
 
-async function quote(body: string | undefined, method = "POST", contentType?: RequestContentType) {
+async function quote(body: string | undefined, method = "POST", contentType?: RequestContentType, extensions?: Record<string, unknown>) {
   const selection = selectPayableRequirement(
     {
       x402Version: 2,
@@ -34,7 +34,7 @@ async function quote(body: string | undefined, method = "POST", contentType?: Re
   const now = Math.floor(Date.now() / 1000);
   const validAfter = BigInt(now - 5);
   const validBefore = BigInt(now + 300);
-  const nonce = quoteNonce(SECRET, { payer: user.address, option, chainId: offlineNetwork.chainId, url: URL_, method, validAfter, validBefore, intent: "", body, contentType });
+  const nonce = quoteNonce(SECRET, { payer: user.address, option, chainId: offlineNetwork.chainId, url: URL_, method, validAfter, validBefore, intent: "", body, contentType, extensions });
   const typedData = buildTransferTypedData(option, user.address, offlineNetwork.chainId, { validAfter, validBefore, nonce });
   const approval: ApprovalRequest = {
     method,
@@ -50,6 +50,7 @@ async function quote(body: string | undefined, method = "POST", contentType?: Re
     typedData,
     ...(body === undefined ? {} : { body }),
     ...(contentType === undefined ? {} : { contentType }),
+    ...(extensions === undefined ? {} : { extensions }),
   };
   const signature = await user.signTypedData(toViemTypedData(typedData));
   return { approval, signature };
@@ -101,5 +102,33 @@ describe("verifyApproval and the quoted body", () => {
     const { approval, signature } = await quote(undefined, "GET");
     expect(await verify(encodePaymentSignatureHeader(approval, signature))).not.toHaveProperty("body");
     await expect(verify(encodePaymentSignatureHeader({ ...approval, body: "{}" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+  });
+});
+
+describe("verifyApproval and the echoed extensions", () => {
+  const bazaar = { info: { input: { type: "http", method: "GET", queryParams: { city: "Lisbon" } } }, schema: { type: "object" } };
+  const declared = { info: { required: false }, schema: { type: "object" } };
+  const extensions = { bazaar, "payment-identifier": declared };
+
+  it("returns the extensions the quote froze, to be sent to the service", async () => {
+    const { approval, signature } = await quote(undefined, "GET", undefined, extensions);
+    expect(await verify(encodePaymentSignatureHeader(approval, signature))).toMatchObject({ extensions });
+  });
+
+  it("refuses an extension changed, added or removed, like any changed term", async () => {
+    const { approval, signature } = await quote(undefined, "GET", undefined, extensions);
+    const changed = { ...extensions, bazaar: { ...bazaar, info: { input: { ...bazaar.info.input, queryParams: { city: "Porto" } } } } };
+    const { bazaar: _removed, ...fewer } = extensions;
+    for (const variant of [changed, { ...extensions, foo: { info: {} } }, fewer]) {
+      await expect(verify(encodePaymentSignatureHeader({ ...approval, extensions: variant }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    }
+    const { extensions: _all, ...none } = approval;
+    await expect(verify(encodePaymentSignatureHeader(none, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+  });
+
+  it("refuses extensions added to an approval quoted without any, and returns none for it", async () => {
+    const { approval, signature } = await quote(undefined, "GET");
+    expect(await verify(encodePaymentSignatureHeader(approval, signature))).not.toHaveProperty("extensions");
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, extensions }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
   });
 });

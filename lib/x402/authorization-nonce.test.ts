@@ -71,4 +71,25 @@ describe("deriveAuthorizationNonce", () => {
     // Pinned: a GET's nonce is the one it had before content types were bound.
     expect(deriveAuthorizationNonce(secret, terms)).toBe(PINNED_GET_NONCE);
   });
+
+  it("binds the echoed extensions: one changed, added or removed is another nonce; none leaves it as it was", () => {
+    const secret = "s".repeat(32);
+    const bazaar = { info: { input: { type: "http", method: "GET", queryParams: { city: "Lisbon" } } }, schema: { type: "object" } };
+    const identifier = { info: { required: false, id: "pay_0123456789abcdef0123456789abcdef" }, schema: { type: "object" } };
+    const extensions = { bazaar, "payment-identifier": identifier };
+    const bound = deriveAuthorizationNonce(secret, { ...terms, extensions });
+    expect(bound).not.toBe(PINNED_GET_NONCE);
+    // Key order is not a term.
+    expect(deriveAuthorizationNonce(secret, { ...terms, extensions: { "payment-identifier": identifier, bazaar } })).toBe(bound);
+    const variants: Record<string, unknown>[] = [
+      { bazaar: { ...bazaar, info: { input: { ...bazaar.info.input, queryParams: { city: "Porto" } } } }, "payment-identifier": identifier },
+      { bazaar, "payment-identifier": { ...identifier, info: { required: false, id: "pay_ffffffffffffffffffffffffffffffff" } } },
+      { ...extensions, foo: { info: {} } },
+      { bazaar },
+      {},
+    ];
+    for (const variant of variants) expect(deriveAuthorizationNonce(secret, { ...terms, extensions: variant }), JSON.stringify(variant)).not.toBe(bound);
+    // Absent: the nonce of an approval made before extensions were bound.
+    expect(deriveAuthorizationNonce(secret, { ...terms, extensions: undefined })).toBe(PINNED_GET_NONCE);
+  });
 });

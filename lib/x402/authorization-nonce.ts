@@ -1,10 +1,10 @@
 import "server-only";
 /**
  * EIP-3009 nonces derived with an HMAC instead of drawn at random. The nonce binds every term
- * of a payment (payer, payee, amount, token, network, resource, validity window, intent), so
- * the server can later check a signed payment against its own quote without storing the quote,
- * and one intent can never produce two different valid authorizations: the token contract
- * refuses a nonce it has seen.
+ * of a payment (payer, payee, amount, token, network, resource, validity window, intent, body,
+ * the extensions echoed to the service), so the server can later check a signed payment against
+ * its own quote without storing the quote, and one intent can never produce two different valid
+ * authorizations: the token contract refuses a nonce it has seen.
  */
 import { createHmac } from "node:crypto";
 import type { PayableRequirement } from "./payment-requirements";
@@ -29,6 +29,10 @@ export type NonceTerms = {
   body?: string;
   /** The body's content type as sent (JSON when not named); ignored without a body. */
   contentType?: string;
+  /** The 402's extensions the payment echoes to the service (echo-extensions.ts), when it echoes any. */
+  extensions?: Record<string, unknown>;
+  /** The 402's resource description and MIME type the payment echoes (v2), when it echoes any. */
+  resourceInfo?: { description?: string; mimeType?: string };
 };
 
 /** Deeper than this is refused: callers bound what they pass (see json-limits.ts); this is the backstop. */
@@ -72,6 +76,11 @@ export function deriveAuthorizationNonce(secret: string, terms: NonceTerms): `0x
     // The same bytes read as a form or as JSON are different requests: the type is paid for too.
     // What is bound is the type that goes on the wire, so "none named" and JSON are one quote.
     contentType: terms.body === undefined ? undefined : (terms.contentType ?? DEFAULT_CONTENT_TYPE),
+    // What the service is told besides the payment (bazaar, payment-identifier, …) is a term too:
+    // absent when nothing is echoed, so such nonces (and approvals already out) are as before.
+    extensions: terms.extensions,
+    // Absent when the 402's resource had neither: such nonces stay as before.
+    resourceInfo: terms.resourceInfo,
   });
   return `0x${createHmac("sha256", secret).update(message).digest("hex")}`;
 }
@@ -89,6 +98,8 @@ export type QuoteBinding = {
   intent: string;
   body?: string;
   contentType?: string;
+  extensions?: Record<string, unknown>;
+  resourceInfo?: { description?: string; mimeType?: string };
 };
 
 /** The one place a quote's terms become its nonce: freezing and verifying cannot drift apart. */
@@ -108,5 +119,7 @@ export function quoteNonce(secret: string, quote: QuoteBinding): `0x${string}` {
     intent: quote.intent,
     body: quote.body,
     contentType: quote.contentType,
+    extensions: quote.extensions,
+    resourceInfo: quote.resourceInfo,
   });
 }

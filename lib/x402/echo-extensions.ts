@@ -16,13 +16,10 @@ import "server-only";
  */
 import { PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import { z } from "zod";
-import { withinJsonLimits } from "./json-limits";
+import { ECHO_BUDGET_CHARS, echoText, MAX_ECHOED_EXTENSIONS } from "./extension-echo-bounds";
 import { paymentIdentifierExtensions } from "./payment-identifier";
 
-/** Extensions echoed at most (the 402 declares a handful; a flood is not sent back). */
-export const MAX_ECHOED_EXTENSIONS = 16;
-/** JSON characters all echoed extensions may take together: the payment header must stay small. */
-export const ECHO_BUDGET_CHARS = 8_192;
+export { ECHO_BUDGET_CHARS, MAX_ECHOED_EXTENSIONS } from "./extension-echo-bounds";
 
 const V2WithExtensions = z.object({ x402Version: z.literal(2), extensions: z.record(z.string(), z.unknown()) });
 
@@ -41,8 +38,8 @@ export function echoedExtensions(paymentRequired: unknown, paymentIdentifier: st
   const entries: [string, unknown][] = [];
   let budget = ECHO_BUDGET_CHARS;
   const take = (key: string, value: unknown): void => {
-    if (entries.length >= MAX_ECHOED_EXTENSIONS || !withinJsonLimits(value)) return;
-    const text = JSON.stringify(value);
+    if (entries.length >= MAX_ECHOED_EXTENSIONS) return;
+    const text = echoText(value);
     if (text === undefined || key.length + text.length > budget) return;
     budget -= key.length + text.length;
     // A copy made from the text already measured: what is sent is not the 402's object.

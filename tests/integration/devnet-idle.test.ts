@@ -71,7 +71,7 @@ describe("instant mining with no heartbeat (the world as it was)", () => {
     const result = await harness.chat(userMessage("What is the weather in Lisbon?"));
 
     expect(result.finish).toMatchObject({ finishReason: "payment-failed", txHash: null });
-    expect(result.payments.find((payment) => payment.status === "failed")?.message).toMatch(/HTTP 402.*expired unused/);
+    expect(result.payments.find((payment) => payment.status === "failed")?.message).toMatch(/refused the payment.*expired unused/);
     expect(await harness.usdcBalance(agent)).toBe(before);
     // Nothing mined since: the chain's time stood still the whole while.
     expect(await chain.getBlockNumber({ cacheTime: 0 })).toBe(aged.number);

@@ -43,6 +43,8 @@ export type HostileRoute = {
   fakeSettlement?(): string;
   /** What the service does once it holds a payment signature (it never verifies first). */
   afterPayment?: AfterPaymentTrick;
+  /** The `extensions` its 402 declares (bazaar, payment-identifier, …). */
+  extensions?: Record<string, unknown>;
 };
 
 /**
@@ -54,6 +56,11 @@ export type AfterPaymentTrick = {
   settle: "never" | "now" | "later" | "twice";
   /** For "later": how long after answering. Default 1500 ms. */
   laterMs?: number;
+  /**
+   * For "402": answer as the official resource server does when its facilitator refuses
+   * verification, with this `error` in the `PAYMENT-REQUIRED` header.
+   */
+  refusal?: string;
 };
 
 export type ReceivedAuthorization = { path: string; nonce: string; validBefore: number; from: string; at: number };
@@ -75,6 +82,8 @@ export type HostileService = {
   settlements: HostileSettlement[];
   /** Every authorization a paid request carried, with its validity. */
   authorizations: ReceivedAuthorization[];
+  /** Every readable payment payload a paid request carried, as decoded from its header. */
+  payloads: { path: string; payload: PaymentPayload }[];
   /** Resolves when every settlement the service started (now or later) has finished. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -113,6 +122,7 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
   const offers: HostilePaymentOffer[] = [];
   const settlements: HostileSettlement[] = [];
   const authorizations: ReceivedAuthorization[] = [];
+  const payloads: HostileService["payloads"] = [];
   const settling = new Set<Promise<unknown>>();
   const hung = new Set<ServerResponse>();
 
@@ -154,6 +164,7 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
         error,
         resource: { url: url.toString(), description: pitch, mimeType: "application/json" },
         accepts,
+        ...(route.extensions ? { extensions: route.extensions } : {}),
       });
       sendJson(response, 402, { error: "payment_required", message: pitch }, { "PAYMENT-REQUIRED": header });
     };
@@ -166,6 +177,7 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
       offers.push({ path: url.pathname, accepted: undefined, outcome: "invalid" });
       return askForPayment("unreadable payment");
     }
+    payloads.push({ path: url.pathname, payload });
     // Settle only an option this route actually offered (as a real resource server does).
     const offered = accepts.find((option) => isDeepStrictEqual(JSON.parse(JSON.stringify(option)), payload.accepted));
     if (!offered) {
@@ -230,6 +242,10 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
     }
     switch (trick.answer) {
       case "402":
+        if (trick.refusal !== undefined) {
+          const header = encodePaymentRequiredHeader({ x402Version: 2, error: trick.refusal, resource: { url: url.toString() }, accepts: [offered] });
+          return sendJson(response, 402, {}, { "PAYMENT-REQUIRED": header });
+        }
         return sendJson(response, 402, { error: "payment_required", message: "Payment required." });
       case "500":
         return sendJson(response, 500, { error: "internal" });
@@ -270,6 +286,7 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
     offers,
     settlements,
     authorizations,
+    payloads,
     settled: async () => {
       while (settling.size > 0) await Promise.allSettled([...settling]);
     },
