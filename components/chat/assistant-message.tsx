@@ -1,9 +1,12 @@
 "use client";
 
+import { Fragment } from "react";
 import type { AssistantTurn } from "@/lib/client/chat-types";
 import { isDiscovery, isTurnActive } from "@/lib/client/payment-view";
+import { useAskState } from "@/lib/client/use-ask-state";
 import type { ApprovalRequest, SignInRequest } from "@/lib/stream";
 import { Markdown } from "../markdown/markdown";
+import { DeliveredResultCard } from "./delivered-result-card";
 import { DiscoveryCard } from "./discovery-card";
 import { FinishNote } from "./finish-note";
 import { PaymentCard } from "./payment-card";
@@ -21,12 +24,15 @@ export type AssistantMessageProps = {
 export function AssistantMessage({ turn, idle, onSigned, onConfirmed, onSignedIn, onReject }: AssistantMessageProps) {
   const active = isTurnActive(turn);
   const empty = turn.parts.length === 0;
+  // Text that asked for an approval goes once it is answered or expired; the card says how it ended.
+  const asks = useAskState(turn);
   return (
     <article className="message message--assistant" data-testid="assistant-message" data-phase={turn.phase} aria-label="Agent">
       <div className="message__body">
         {turn.parts.map((part) => {
           switch (part.kind) {
             case "text":
+              if (asks.staleParts.has(part.key)) return null;
               return (
                 <div key={part.key} className="message__text markdown" data-testid="assistant-text">
                   <Markdown text={part.text} />
@@ -38,21 +44,23 @@ export function AssistantMessage({ turn, idle, onSigned, onConfirmed, onSignedIn
               if (isDiscovery(view)) return <DiscoveryCard key={part.key} view={view} />;
               const approval = view.approval;
               return (
-                <PaymentCard
-                  key={part.key}
-                  view={view}
-                  active={active}
-                  canAct={idle}
-                  onSigned={(signature) => {
-                    if (approval) onSigned(turn.id, view.id, approval, signature);
-                  }}
-                  onConfirm={(token) => onConfirmed(turn.id, view.id, token)}
-                  onSignedIn={(signature) => {
-                    const signIn = view.details.signIn;
-                    if (approval && signIn) onSignedIn(turn.id, view.id, approval, signIn, signature);
-                  }}
-                  onReject={() => onReject(turn.id, view.id)}
-                />
+                <Fragment key={part.key}>
+                  <PaymentCard
+                    view={view}
+                    active={active}
+                    canAct={idle}
+                    onSigned={(signature) => {
+                      if (approval) onSigned(turn.id, view.id, approval, signature);
+                    }}
+                    onConfirm={(token) => onConfirmed(turn.id, view.id, token)}
+                    onSignedIn={(signature) => {
+                      const signIn = view.details.signIn;
+                      if (approval && signIn) onSignedIn(turn.id, view.id, approval, signIn, signature);
+                    }}
+                    onReject={() => onReject(turn.id, view.id)}
+                  />
+                  <DeliveredResultCard view={view} />
+                </Fragment>
               );
             }
             case "error":
@@ -83,7 +91,7 @@ export function AssistantMessage({ turn, idle, onSigned, onConfirmed, onSignedIn
             <span className="visually-hidden">The agent is working…</span>
           </p>
         ) : null}
-        {turn.finish ? <FinishNote finish={turn.finish} /> : null}
+        {turn.finish ? <FinishNote finish={turn.finish} approval={asks.pendingApproval} /> : null}
         {turn.malformed > 0 ? (
           <p className="muted small">
             {turn.malformed} unreadable line{turn.malformed === 1 ? " was" : "s were"} skipped in this answer.

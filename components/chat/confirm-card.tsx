@@ -24,9 +24,17 @@ export function ConfirmCard({ confirmation, decision, canAct, onConfirm, onRejec
   const secondsLeft = Math.max(0, confirmation.expiresAt - Math.floor(now / 1000));
   const expired = secondsLeft <= 0;
   return (
-    <section className={`approval-card${open ? "" : " approval-card--decided"}`} data-testid="confirm-card" aria-label="Approve a payment from the agent wallet">
+    <section
+      className={`approval-card${open && !expired ? "" : " approval-card--decided"}`}
+      data-testid="confirm-card"
+      data-decision={decision ?? (expired ? "expired" : "open")}
+      aria-label="Approve a payment from the agent wallet"
+    >
+      {/* Only an open question asks; an answered or expired one says how it ended, below. */}
       <p className="approval-card__title">
-        Let the agent wallet call this service and pay at most {confirmation.maxAmount} USDC?
+        {open && !expired
+          ? `Let the agent wallet call this service and pay at most ${confirmation.maxAmount} USDC?`
+          : `The agent wallet's call to this service, paying at most ${confirmation.maxAmount} USDC:`}
       </p>
       <p className="approval-card__resource">
         <span className="muted">for </span>
@@ -38,7 +46,7 @@ export function ConfirmCard({ confirmation, decision, canAct, onConfirm, onRejec
       {!open ? (
         <p className="approval-card__outcome">{decision === "approved" ? "Approved." : "Rejected: nothing was paid."}</p>
       ) : expired ? (
-        <p className="approval-card__outcome">This approval has expired. Ask again for a fresh quote.</p>
+        <p className="approval-card__outcome">Expired before you approved it: nothing was paid. Ask again for a fresh quote.</p>
       ) : (
         <div className="approval-card__actions">
           <button type="button" className="button button--primary" data-testid="confirm-button" disabled={!canAct} onClick={onConfirm}>

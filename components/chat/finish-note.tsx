@@ -1,3 +1,4 @@
+import type { AskState } from "@/lib/client/approval-state";
 import type { FinishEvent, FinishReason } from "@/lib/stream";
 import { TransactionHash } from "./transaction-hash";
 
@@ -19,17 +20,31 @@ const TONE: Record<FinishReason, "ok" | "info" | "warning"> = {
   "service-unavailable": "warning",
 };
 
-export function finishWording(finish: FinishEvent): string {
+/** `approval`: where the approval the request ended waiting for stands now; only an open one waits. */
+export function finishWording(finish: FinishEvent, approval?: AskState): string {
   if (finish.finishReason === "stop" && finish.pendingApproval) {
-    return `Waiting for your approval of ${finish.pendingApproval.approval.amount} USDC.`;
+    const pending = finish.pendingApproval.approval;
+    // A metered quote is a ceiling: "up to" it, never a price.
+    const amount = pending.scheme === "upto" ? `up to ${pending.amount}` : pending.amount;
+    switch (approval) {
+      case "rejected":
+        return `You declined the payment of ${amount} USDC: nothing was paid.`;
+      case "expired":
+        return `The quote for ${amount} USDC expired before you approved it: nothing was paid.`;
+      case "approved":
+      case "moved-on":
+        return `You approved the payment of ${amount} USDC.`;
+      default:
+        return `Waiting for your approval of ${amount} USDC.`;
+    }
   }
   return FINISH_WORDING[finish.finishReason];
 }
 
-export function FinishNote({ finish }: { finish: FinishEvent }) {
+export function FinishNote({ finish, approval }: { finish: FinishEvent; approval?: AskState }) {
   return (
     <p className={`finish-note finish-note--${TONE[finish.finishReason]}`} data-testid="finish-reason" data-reason={finish.finishReason}>
-      <span>{finishWording(finish)}</span>
+      <span>{finishWording(finish, approval)}</span>
       {finish.txHash ? (
         <span className="finish-note__tx">
           {" "}

@@ -5,7 +5,6 @@ import Link from "next/link";
 import { useConnection } from "wagmi";
 import { useNetwork } from "@/lib/client/network-context";
 import { fetchSession, signOut, type SessionState } from "@/lib/client/payment-history";
-import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { WalletPanel } from "../wallet/wallet-panel";
 import { PaymentHistory } from "./payment-history";
 import { SignInPanel } from "./sign-in-panel";
@@ -31,7 +30,7 @@ export function PaymentHistoryApp() {
       <header className="app-header">
         <h1 className="app-title">Payment history</h1>
         <span className={`network-badge network-badge--${network.network}`} data-testid="network-badge">
-          {NETWORK_LABELS[network.network]}
+          {network.label}
         </span>
         <Link href="/" className="button button--small button--quiet header-link" data-testid="chat-link">
           Back to chat

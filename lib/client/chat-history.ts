@@ -3,13 +3,19 @@ import type { ChatMessage } from "@/lib/stream/chat-request";
 import { MAX_MESSAGES, MAX_TOTAL_CHARS } from "@/lib/stream/chat-size-limits";
 import { normalizeText } from "@/lib/safety/normalize-text";
 import { containsPrivateKey } from "@/lib/safety/private-key-detector";
+import { staleAskParts } from "./approval-state";
 import type { AssistantTurn, Turn } from "./chat-types";
 import { shortHex } from "./format";
 
-/** The text the assistant said in a turn, across all its requests. */
-export function assistantText(turn: AssistantTurn): string {
+/**
+ * The text the assistant said in a turn, across all its requests, without the asks for an
+ * approval that was since answered or expired (the model must not read a payment as still
+ * waiting).
+ */
+export function assistantText(turn: AssistantTurn, nowMs = Date.now()): string {
+  const stale = staleAskParts(turn, nowMs);
   return turn.parts
-    .flatMap((part) => (part.kind === "text" ? [part.text] : []))
+    .flatMap((part) => (part.kind === "text" && !stale.has(part.key) ? [part.text] : []))
     .join("\n\n")
     .trim();
 }

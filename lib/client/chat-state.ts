@@ -6,6 +6,7 @@
  */
 import { isForwardStatus, type FinishEvent, type PaymentEvent, type StreamEvent } from "@/lib/stream";
 import type { AssistantTurn, ChatAction, ChatState, PaymentView, RequestProblem, TurnPart } from "./chat-types";
+import { askingPaymentOf } from "./approval-state";
 import { describeStop, isTurnActive } from "./payment-view";
 
 export const INITIAL_CHAT_STATE: ChatState = { turns: [] };
@@ -54,11 +55,14 @@ function applyPayment(turn: AssistantTurn, event: PaymentEvent, now: number): As
   // Within one request the server only moves a status forward; a later request (the signed
   // retry of an approval) may legitimately restart the same payment's progress.
   const accepted = previous.request !== turn.request || isForwardStatus(previous.status, status);
+  // The words that asked for the approval ("Approve … in your wallet") go when the payment moves on.
+  const { message: _asked, ...kept } = previous.details;
+  const leftAsk = accepted && previous.status === "awaiting-approval" && status !== "awaiting-approval";
   const view: PaymentView = {
     ...previous,
     status: accepted ? status : previous.status,
     progress: accepted && status !== "failed" ? status : previous.progress,
-    details: { ...previous.details, ...definedFields(fields) },
+    details: { ...(leftAsk ? kept : previous.details), ...definedFields(fields) },
     approval: fields.approval ?? previous.approval,
     updatedAt: now,
     endedAt: accepted && ends ? now : accepted ? undefined : previous.endedAt,
@@ -106,13 +110,16 @@ function applyEvent(turn: AssistantTurn, event: StreamEvent, now: number): Assis
   const base: AssistantTurn = turn.phase === "waiting" ? { ...turn, phase: "streaming" } : turn;
   switch (event.type) {
     case "text": {
+      // Text that follows a question this request asks is the ask itself (the agent stops at an
+      // approval): it is kept apart, so that it can go once the question is answered.
+      const asks = askingPaymentOf(base);
       const last = base.parts.at(-1);
-      if (last?.kind === "text" && last.request === base.request) {
+      if (last?.kind === "text" && last.request === base.request && last.asks === asks) {
         const parts = base.parts.slice(0, -1);
         parts.push({ ...last, text: last.text + event.text });
         return { ...base, parts };
       }
-      return withPart(base, { kind: "text", text: event.text, request: base.request });
+      return withPart(base, { kind: "text", text: event.text, request: base.request, ...(asks ? { asks } : {}) });
     }
     case "payment":
       return applyPayment(base, event.payment, now);
@@ -155,7 +162,9 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         };
         return { turns: [...state.turns, action.user, turn] };
       }
-      return mapTurn(state, action.assistantId, (turn) => ({ ...turn, phase: "waiting", request: turn.request + 1 }));
+      // The previous request's outcome ("Waiting for your approval …") is the past: the new
+      // request ends with its own.
+      return mapTurn(state, action.assistantId, (turn) => ({ ...turn, phase: "waiting", request: turn.request + 1, finish: undefined }));
     }
     case "event":
       return mapTurn(state, action.turnId, (turn) => applyEvent(turn, action.event, action.now));

@@ -28,7 +28,11 @@ export type PaymentView = {
 export type NoticeTone = "info" | "warning" | "error";
 
 export type TurnPart =
-  | { kind: "text"; key: string; text: string; request: number }
+  /**
+   * `asks`: the payment whose approval (or go-ahead) this text asked for, written while the
+   * request waited on it; hidden once that is answered or expired (approval-state.ts).
+   */
+  | { kind: "text"; key: string; text: string; request: number; asks?: string }
   | { kind: "payment"; key: string; id: string }
   | { kind: "error"; key: string; code: string; message: string }
   | { kind: "notice"; key: string; tone: NoticeTone; text: string; role: "stopped" | "problem" | "info" };

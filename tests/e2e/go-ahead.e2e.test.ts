@@ -77,6 +77,72 @@ describe("decisions the page asks of the person", () => {
     }
   });
 
+  it("once approved, the ask is gone; a refused payment counts down to its expiry, then shows how it ended", async () => {
+    const { page, context, errors } = await openPage(browser);
+    try {
+      const approval = approvalFixture({ from: userAddress, usdc, chainId });
+      const id = "pay_weather_refused";
+      const expiresAt = Math.floor(Date.now() / 1000) + 45;
+      const refused = "Weather Now refused the payment at verification: it says the signature is invalid (invalid_exact_evm_signature).";
+      const second = streamResponse([
+        { type: "payment", payment: { id, status: "verifying" } },
+        { type: "payment", payment: { id, status: "pending", expiresAt, message: `${refused} Your signature stays usable until then and nothing can be spent with it after that.` } },
+        { type: "payment", payment: { id, status: "failed", reason: "payment-failed", message: `${refused} The authorization expired unused, so nothing was spent.` } },
+        ...textEvents("The payment did not go through; nothing was spent."),
+        finishEvent({ finishReason: "payment-failed", txHash: null, payments: [{ id, status: "failed", txHash: null, reason: "payment-failed" }] }),
+      ]);
+      // The wait on the chain: long enough to watch the countdown tick.
+      second.chunks[2]!.delayMs = 4_000;
+      await installFakeChat(page, [
+        streamResponse([
+          { type: "payment", payment: { id, status: "awaiting-approval", ...quoteFor(chainId), approval, message: "Approve 0.01 USDC to Weather Now in your wallet." } },
+          ...textEvents("\n\nApprove the payment of 0.01 USDC in your wallet to continue; it expires in a few minutes."),
+          finishEvent({ finishReason: "stop", txHash: null, payments: [], pendingApproval: { id, approval } }),
+        ]),
+        second,
+      ]);
+      await gotoChat(page, baseUrl);
+      await page.getByTestId("connect-local-wallet").click();
+      await page.getByTestId("wallet-balance").waitFor();
+      await page.getByTestId("payer-wallet").click();
+      await sendMessage(page, "What's the weather in Lisbon?");
+      await page.getByTestId("approve-button").waitFor();
+      await waitForIdle(page);
+      const answerText = async () => (await page.getByTestId("assistant-text").allInnerTexts()).join("\n");
+      expect(await answerText()).toContain("to continue");
+      expect(await page.getByTestId("finish-reason").innerText()).toBe("Waiting for your approval of 0.01 USDC.");
+
+      await page.getByTestId("approve-button").click();
+      const card = page.getByTestId("payment-card");
+      await expect.poll(() => card.getAttribute("data-status"), { timeout: 20_000 }).toBe("pending");
+      // Nothing above the answer still asks: not the text, not the card.
+      expect(await answerText()).not.toMatch(/Approve|to continue/);
+      expect(await card.innerText()).not.toContain("in your wallet");
+      expect(await page.getByTestId("finish-reason").count()).toBe(0);
+      const expiry = page.getByTestId("payment-expiry");
+      const first = await expiry.innerText();
+      expect(first).toMatch(/^Signature expires in (4\d|3\d) s$/);
+      expect(await card.innerText()).toContain("refused the payment at verification: it says the signature is invalid");
+      await screenshot(page, "refused-payment-countdown");
+      await expect.poll(() => expiry.innerText(), { timeout: 5_000 }).not.toBe(first);
+
+      await expect.poll(() => card.getAttribute("data-status"), { timeout: 20_000 }).toBe("failed");
+      await waitForIdle(page);
+      expect(await expiry.count()).toBe(0);
+      expect(await card.innerText()).toContain("expired unused, so nothing was spent");
+      const decided = page.getByTestId("approval-card");
+      expect(await decided.getAttribute("data-decision")).toBe("approved");
+      expect(await decided.innerText()).toMatch(/^You approved 0\.01 USDC to Weather Now; the payment did not complete/);
+      expect(await answerText()).not.toMatch(/Approve|to continue/);
+      expect(await answerText()).toContain("nothing was spent");
+      expect(await page.getByTestId("finish-reason").innerText()).toBe("The payment failed.");
+      expect(errors).toEqual([]);
+      await screenshot(page, "refused-payment-ended");
+    } finally {
+      await context.close();
+    }
+  });
+
   it("signs the service's sign-in message with the wallet instead of paying again, and sends it bound to the quote", async () => {
     const { page, context } = await openPage(browser);
     try {

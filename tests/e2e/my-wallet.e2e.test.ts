@@ -43,6 +43,8 @@ describe("my wallet purchase (local demo wallet)", () => {
       const quoted = await askWithMyWallet(page, "What's the weather in Lisbon?");
       expect(quoted).toBeGreaterThan(0n);
       expect(await page.getByTestId("finish-reason").last().getAttribute("data-reason")).toBe("stop");
+      // The server asks in words too, until the approval is answered.
+      expect((await page.getByTestId("assistant-text").allInnerTexts()).join("\n")).toMatch(/in your wallet to continue/);
       await screenshot(page, "my-wallet-approval");
 
       await page.getByTestId("approve-button").click();
@@ -57,6 +59,10 @@ describe("my wallet purchase (local demo wallet)", () => {
       await expect.poll(() => page.getByTestId("wallet-balance").getAttribute("data-base-units"), { timeout: 20_000 }).toBe(after.toString());
       const answer = (await page.getByTestId("assistant-text").allInnerTexts()).join("\n");
       expect(answer).toContain("Lisbon");
+      // Paid and answered: nothing above the answer still asks for the approval.
+      expect(answer).not.toMatch(/to continue/);
+      expect(await card.innerText()).not.toContain("in your wallet");
+      expect(await page.getByTestId("approval-card").innerText()).toMatch(/^You approved [\d.]+ USDC to .+: it was paid/);
       expect(errors).toEqual([]);
       await screenshot(page, "my-wallet-confirmed");
     } finally {

@@ -5,7 +5,7 @@
  */
 import { recoverTypedDataAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { PaymentEvent, StreamEvent } from "../../lib/stream";
+import type { PaymentEvent, StreamEvent, TransferAuthorizationTypedData } from "../../lib/stream";
 import { decodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
 import { DESKTOP, gotoChat, launchBrowser, openPage, PHONE, screenshot, sendMessage, waitForIdle } from "./support/browser";
 import { approvalFixture, quoteFor } from "./support/approval-fixture";
@@ -204,15 +204,16 @@ describe("chat page rendering (scripted streams)", () => {
       const decoded = decodePaymentSignatureHeader(header ?? "");
       expect(decoded?.payload.authorization).toEqual(approval.typedData.message);
       // The local node signed for the demo user: the signature recovers to that address.
+      const typedData = approval.typedData as TransferAuthorizationTypedData;
       const recovered = await recoverTypedDataAddress({
-        domain: { ...approval.typedData.domain, verifyingContract: usdc },
-        types: approval.typedData.types,
+        domain: { ...typedData.domain, verifyingContract: usdc },
+        types: typedData.types,
         primaryType: "TransferWithAuthorization",
         message: {
-          ...approval.typedData.message,
+          ...typedData.message,
           value: 10000n,
-          validAfter: BigInt(approval.typedData.message.validAfter),
-          validBefore: BigInt(approval.typedData.message.validBefore),
+          validAfter: BigInt(typedData.message.validAfter),
+          validBefore: BigInt(typedData.message.validBefore),
         },
         signature: decoded?.payload.signature as `0x${string}`,
       });
@@ -245,6 +246,11 @@ describe("chat page rendering (scripted streams)", () => {
       const body = JSON.parse(followUp?.body ?? "{}") as { messages: { role: string; content: string }[] };
       expect(body.messages.at(-1)).toEqual({ role: "user", content: "I declined the payment of 0.01 USDC to Weather Now." });
       expect(await page.getByTestId("approval-card").getAttribute("data-decision")).toBe("rejected");
+      // Nothing still asks: the card, its badge and the first turn's outcome say it was declined.
+      const card = page.getByTestId("payment-card");
+      expect(await card.getByTestId("payment-status").innerText()).toBe("Declined");
+      expect(await card.innerText()).not.toMatch(/Approve payment|Approve 0|in your wallet/);
+      expect(await page.getByTestId("finish-reason").first().innerText()).toBe("You declined the payment of 0.01 USDC: nothing was paid.");
       await screenshot(page, "rendering-rejected");
     } finally {
       await context.close();

@@ -1,7 +1,10 @@
 /**
- * The built-in offline model: a deterministic AI SDK `LanguageModelV4` that understands the
- * demo intents (find services, buy a result, compare prices), drives the same tools a real
- * model would, and says plainly that it is the offline demo model.
+ * The built-in offline model: a deterministic AI SDK `LanguageModelV4` that drives the same
+ * tools a real model would. Any plain request is searched for with the user's own words; the
+ * listing that fits best is called with inputs filled from the message (or the service's own
+ * examples, said as assumptions); when nothing fits it says so. It also lists and compares
+ * services, and says plainly that it is the offline demo model. It never signs or pays: the
+ * tools do, within limits enforced in code.
  */
 import type {
   LanguageModelV4,
@@ -11,9 +14,13 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import { fillRouteTemplate } from "../../x402/call-usage";
-import { readDemoIntent, type DemoIntent } from "./demo-intent";
-import { helpText, LABEL, listText, purchaseText, type ServiceEntry } from "./demo-replies";
+import { planCall, type PlannedCall } from "./call-plan";
+import { MAX_QUERY_CHARS, readDemoIntent } from "./demo-intent";
+import { answerText, askText, discoveryFailedText, helpText, LABEL, listText, nothingFitsText, type Choice } from "./demo-replies";
+import { entriesOf, type ServiceEntry } from "./listing-inputs";
+import { bestFit, rankListings } from "./listing-relevance";
+import { readRequest } from "./request-reading";
+import { plainQuery } from "./words";
 
 export const DEMO_MODEL_ID = "offline-demo";
 const CALL_TOOL = "call_paid_service";
@@ -137,53 +144,78 @@ export function decide(prompt: LanguageModelV4Prompt): Decision {
   if (!last) {
     if (intent.kind === "help") return { type: "text", text: helpText(userText) };
     if (intent.kind === "declined") return { type: "text", text: `${LABEL}\n\nUnderstood: nothing was signed and nothing was paid. Ask me anything else.` };
-    return { type: "tool", toolName: DISCOVER_TOOL, input: "query" in intent && intent.query ? { query: intent.query } : {} };
+    return { type: "tool", toolName: DISCOVER_TOOL, input: intent.query ? { query: intent.query } : {} };
   }
 
   if (last.toolName === DISCOVER_TOOL) {
-    const services = servicesOf(last.value);
-    if (intent.kind !== "buy") return { type: "text", text: listText(services, intent) };
-    const chosen = services[0];
-    if (!chosen?.resource) {
-      return { type: "text", text: `${LABEL}\n\nI could not find a paid service for “${intent.query}” right now. Try asking me to *list services*.` };
+    const searches = results.filter((result) => result.toolName === DISCOVER_TOOL);
+    const failure = discoveryFailure(last.value);
+    // Only the first search's failure ends the turn: a later one leaves what was found before.
+    if (failure !== undefined && searches.length === 1) return { type: "text", text: discoveryFailedText(failure || undefined) };
+    if (intent.kind !== "request") return { type: "text", text: listText(entriesOf(last.value), intent.kind === "list" ? intent.query : undefined) };
+    const chosen = choose(userText, intent.query, searches);
+    if (chosen.kind === "nothing") {
+      // A search's ranking can miss what a listing says in other words: search again in plainer
+      // words, then look through the list itself, before saying nothing fits.
+      const attempts = searchAttempts(userText, intent.query);
+      const next = attempts[searches.length];
+      if (searches.length < attempts.length) return { type: "tool", toolName: DISCOVER_TOOL, input: next === undefined ? {} : { query: next } };
+      return { type: "text", text: nothingFitsText(attempts, chosen.ranked) };
     }
-    return { type: "tool", toolName: CALL_TOOL, input: callFor(chosen, chosen.resource, intent) };
+    if (chosen.kind === "ask") return { type: "text", text: askText(chosen.entry, chosen.missing) };
+    return { type: "tool", toolName: CALL_TOOL, input: chosen.call };
   }
 
-  if (last.toolName === CALL_TOOL) return { type: "text", text: purchaseText(last.value) };
+  if (last.toolName === CALL_TOOL) {
+    // The choice is recomputed from this turn's discovery results: deterministic, so the answer
+    // names the same listing and the same assumptions as the call that was made.
+    const searches = results.filter((result) => result.toolName === DISCOVER_TOOL);
+    const chosen = searches.length > 0 && intent.kind === "request" ? choose(userText, intent.query, searches) : undefined;
+    return { type: "text", text: answerText(chosen?.kind === "call" ? chosen.choice : undefined, last.value) };
+  }
   return { type: "text", text: `${LABEL}\n\nDone.` };
 }
 
-function servicesOf(value: unknown): ServiceEntry[] {
-  if (value && typeof value === "object" && Array.isArray((value as { services?: unknown }).services)) {
-    return (value as { services: ServiceEntry[] }).services;
-  }
-  return [];
+/** The searches of a request, in order: the user's words, the same in plainer words, the whole list. */
+function searchAttempts(userText: string, query: string): (string | undefined)[] {
+  const plain = plainQuery(readRequest(userText, { whole: true }).request).slice(0, MAX_QUERY_CHARS).trim();
+  return plain && plain !== query.toLowerCase() ? [query, plain, undefined] : [query, undefined];
 }
 
-/**
- * The call, filled from the service's own example (its declared parameters with example values
- * and example body) with the user's words put where the service takes them. Nothing here names
- * a service: a service without an example gets the user's words as a query parameter.
- */
-function callFor(service: ServiceEntry, resource: string, intent: Extract<DemoIntent, { kind: "buy" }>): { url: string; method: string; body?: Record<string, unknown> } {
-  const example = service.example;
-  let url: URL;
-  try {
-    url = new URL(example?.url ?? resource);
-  } catch {
-    url = new URL(resource);
+type Chosen =
+  | { kind: "call"; call: PlannedCall; choice: Choice }
+  | { kind: "ask"; entry: Choice["entry"]; missing: Extract<ReturnType<typeof planCall>, { ok: false }>["missing"] }
+  | { kind: "nothing"; ranked: ReturnType<typeof rankListings> };
+
+/** The best-fitting listing of everything this turn's searches found, and the call to it. */
+function choose(userText: string, query: string, searches: readonly ToolResult[]): Chosen {
+  const byResource = new Map<string, ServiceEntry>();
+  for (const search of searches) {
+    for (const entry of entriesOf(search.value)) if (!byResource.has(entry.resource!)) byResource.set(entry.resource!, entry);
   }
-  const body = example?.body ? { ...example.body } : undefined;
-  const parameter = intent.parameter;
-  if (parameter) {
-    if (body && parameter.name in body) body[parameter.name] = parameter.value;
-    else if (example?.template && example.path && parameter.name in example.path) {
-      const filled = new URL(fillRouteTemplate(example.template, { ...example.path, [parameter.name]: parameter.value }));
-      filled.search = url.search;
-      url = filled;
-    } else if (!example || example.query?.includes(parameter.name)) url.searchParams.set(parameter.name, parameter.value);
+  const entries = [...byResource.values()];
+  let reading = readRequest(userText);
+  let ranked = rankListings(reading, entries);
+  let best = bestFit(ranked);
+  // Quoted text or text after a colon is read as the payload; when the rest then fits nothing,
+  // the colon or quotes may only have punctuated the request: read it whole.
+  if (!best && reading.payload !== undefined) {
+    const whole = readRequest(userText, { whole: true });
+    const wholeRanked = rankListings(whole, entries);
+    const wholeBest = bestFit(wholeRanked);
+    if (wholeBest) [reading, ranked, best] = [whole, wholeRanked, wholeBest];
   }
-  const method = example?.method ?? "GET";
-  return body ? { url: url.toString(), method, body } : { url: url.toString(), method };
+  if (!best) return { kind: "nothing", ranked };
+  const plan = planCall(best.entry, reading);
+  if (!plan.ok) return { kind: "ask", entry: best.entry, missing: plan.missing };
+  return { kind: "call", call: plan.call, choice: { entry: best.entry, inputs: plan.inputs, found: entries.length, query } };
+}
+
+/** A discovery result that is an error or a refusal: its message ("" when it has none). */
+function discoveryFailure(value: unknown): string | undefined {
+  if (!value || typeof value !== "object") return "";
+  const record = value as { error?: unknown; status?: unknown; message?: unknown; services?: unknown };
+  if (typeof record.error === "string") return record.error.slice(0, 300);
+  if (record.status === "refused") return typeof record.message === "string" ? record.message.slice(0, 300) : "";
+  return Array.isArray(record.services) ? undefined : "";
 }

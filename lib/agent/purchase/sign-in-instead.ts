@@ -13,6 +13,7 @@ import { buildSignInRequest, type SignedIn } from "../../x402/siwx-binding";
 import { readSiwxChallenge } from "../../x402/siwx-challenge";
 import { sendWithProof } from "./pay-and-deliver";
 import type { PurchaseDependencies, PurchaseOutcome, PurchaseRequest } from "./purchase-types";
+import { deliveredResultOf } from "../../stream/delivered-result";
 import { readServiceData } from "./service-data";
 
 /** The outcome of a resource served by sign-in: no payment, so no payment id and no amount. */
@@ -73,6 +74,8 @@ export async function askSignedIn(
     resource: request.url,
     payer,
     message: `Already paid: ${request.service} served it to the wallet that paid for it before, after a sign-in (sign-in-with-x). Nothing was paid now.`,
+    // The page shows it as a result card like a paid answer.
+    ...deliveredResultOf(data, { method: request.method, body: request.body }),
   });
   return { status: "signed-in", service: request.service, resource: request.url, payer, data };
 }

@@ -1,0 +1,277 @@
+/**
+ * The call the offline demo model makes to a chosen listing: each declared input filled from
+ * the request where the request says it (a place, a ticker, an id, "2 days", quoted text),
+ * else from the service's own example value, and every such assumption recorded so the answer
+ * can say it. A required input the request does not give and the service gives no example for
+ * is not guessed: the model asks for it. Nothing here names a service.
+ */
+import { fillRouteTemplate } from "../../x402/call-usage";
+import { inputsOf, type InputField, type ServiceEntry } from "./listing-inputs";
+import { coinSymbol, isCurrencyCode, readRequest, type RequestReading } from "./request-reading";
+import { contentStems, isStopWord, matchStrength, stem } from "./words";
+
+export type PlannedCall = { url: string; method: string; body?: Record<string, unknown> | string };
+
+export type FilledInput = {
+  field: InputField;
+  value: unknown;
+  /** Where the value came from: the request, the service's example, or the request's value moved into the declared range. */
+  from: "request" | "example" | "clamped";
+};
+
+export type CallPlan = { ok: true; call: PlannedCall; inputs: FilledInput[] } | { ok: false; missing: InputField[] };
+
+type Kind = "number" | "email" | "id" | "pair" | "language" | "currency" | "code" | "place" | "text" | "topic";
+
+/** The longest value put in a query string or path segment (a call's URL is at most 2048). */
+const MAX_URL_VALUE_CHARS = 300;
+
+const PLACE_WORDS = ["city", "place", "location", "town", "region", "country", "destination", "address", "area", "where"].map(stem);
+const TEXT_WORDS = ["text", "content", "message", "body", "sentence", "paragraph", "passage", "input", "document", "note", "prompt"].map(stem);
+const LANGUAGE_NAMES = new Set(["lang", "language", "locale", "to", "from", "target", "source", "target_lang", "source_lang"]);
+const COIN_WORDS = ["crypto", "coin", "token", "cryptocurrency"].map(stem);
+const CODE_WORDS = ["ticker", "symbol", "code", "stock", "share"].map(stem);
+
+/** Fills `entry`'s declared inputs from the request; `undefined` values are left out of the call. */
+export function planCall(entry: ServiceEntry, reading: RequestReading): CallPlan {
+  const inputs = inputsOf(entry);
+  const listingStems = new Set(contentStems(`${entry.name ?? ""} ${(entry.tags ?? []).join(" ")} ${entry.description ?? ""}`));
+  const argument = argumentAfterDescription(reading.request, entry.description);
+  const filled: FilledInput[] = [];
+  const missing: InputField[] = [];
+  const used = new Set<string>();
+  const numberFields = inputs.fields.filter((field) => kindOf(field) === "number");
+
+  // In "<description> for <input>", the values after the description are the ones meant.
+  const argumentReading = argument ? readRequest(argument) : undefined;
+  for (const field of inputs.fields) {
+    const kind = kindOf(field);
+    const context = { listingStems, argument, used, onlyNumber: numberFields.length === 1 };
+    const found =
+      // Quoted text or text after a colon is the text itself, whatever word came before it.
+      (reading.payload !== undefined && (kind === "text" || kind === "topic") ? undefined : namedValueFor(field, kind, reading.text, inputs.fields, context)) ??
+      (argumentReading && valueFor(field, kind, argumentReading, context)) ??
+      valueFor(field, kind, reading, context);
+    if (found !== undefined) {
+      filled.push({ field, ...found });
+      used.add(asText(found.value));
+    } else if (field.example !== undefined && field.example !== null) {
+      filled.push({ field, value: field.example, from: "example" });
+    } else if (field.required) missing.push(field);
+  }
+  if (missing.length > 0) return { ok: false, missing };
+
+  const pathValues = Object.fromEntries(filled.filter((input) => input.field.in === "path").map((input) => [input.field.name, inUrl(input.value)]));
+  let url: URL;
+  try {
+    url = new URL(fillRouteTemplate(inputs.template || entry.resource || "", pathValues));
+  } catch {
+    return { ok: false, missing: inputs.fields.filter((field) => field.in === "path") };
+  }
+  for (const input of filled.filter((candidate) => candidate.field.in === "query")) url.searchParams.set(input.field.name, inUrl(input.value));
+  const call: PlannedCall = { url: url.toString(), method: inputs.method };
+  const bodyInputs = filled.filter((input) => input.field.in === "body");
+  if (inputs.bodyType === "text") {
+    const text = reading.payload ?? argument;
+    if (text) call.body = text;
+  } else if (bodyInputs.length > 0) {
+    call.body = Object.fromEntries(bodyInputs.map((input) => [input.field.name, bodyValue(input)]));
+  }
+  return { ok: true, call, inputs: filled };
+}
+
+/** The words a field is described by: its name and description, stemmed. */
+function fieldStems(field: InputField): string[] {
+  return contentStems(`${field.name.replace(/[_.-]+/g, " ")} ${field.description ?? ""}`);
+}
+
+function exampleText(field: InputField): string {
+  return field.example === undefined || field.example === null ? "" : typeof field.example === "string" ? field.example : JSON.stringify(field.example);
+}
+
+function kindOf(field: InputField): Kind {
+  const words = fieldStems(field);
+  const has = (list: readonly string[]) => list.some((word) => words.includes(word));
+  const example = exampleText(field);
+  if (field.type === "integer" || field.type === "number" || typeof field.example === "number" || /^\d+(\.\d+)?$/.test(example)) return "number";
+  if (example.includes("@") || words.includes("email")) return "email";
+  if (/^[A-Za-z]{1,12}-\d{1,9}$/.test(example) || (field.name.toLowerCase() === "id" && !example)) return "id";
+  if (/^[A-Z0-9]{2,10}[-/][A-Z0-9]{2,10}$/.test(example)) return "pair";
+  if (words.includes(stem("language")) || (LANGUAGE_NAMES.has(field.name.toLowerCase()) && /^[a-z]{2}(-[A-Z]{2})?$/.test(example))) return "language";
+  if (words.includes(stem("currency")) || (example.length === 3 && isCurrencyCode(example) && example === example.toUpperCase())) return "currency";
+  if (/^[A-Z][A-Z0-9.]{0,9}$/.test(example) || has(CODE_WORDS)) return "code";
+  if (has(PLACE_WORDS)) return "place";
+  if (has(TEXT_WORDS) || example.length > 40) return "text";
+  return "topic";
+}
+
+type Context = { listingStems: Set<string>; argument?: string; used: Set<string>; onlyNumber: boolean };
+
+function valueFor(field: InputField, kind: Kind, reading: RequestReading, context: Context): Omit<FilledInput, "field"> | undefined {
+  const fromRequest = (value: string | number | undefined) => (value === undefined || value === "" ? undefined : { value, from: "request" as const });
+  const unused = (values: readonly string[]) => values.find((value) => !context.used.has(value));
+  switch (kind) {
+    case "number":
+      return numberFor(field, reading, context.onlyNumber);
+    case "email":
+      return fromRequest(unused(reading.emails));
+    case "id":
+      return fromRequest(idFor(field, reading));
+    case "pair": {
+      const pair = /\b([A-Za-z0-9]{2,10})[-/]([A-Za-z0-9]{2,10})\b/.exec(reading.request);
+      if (pair) return fromRequest(`${pair[1]!.toUpperCase()}-${pair[2]!.toUpperCase()}`);
+      return reading.codes.length >= 2 ? fromRequest(`${reading.codes[0]}-${reading.codes[1]}`) : undefined;
+    }
+    case "language": {
+      const language = reading.languages[LANGUAGE_NAMES.has(field.name.toLowerCase()) && /^(from|source)/i.test(field.name) ? 0 : reading.languages.length - 1];
+      if (!language) return undefined;
+      return fromRequest(/^[a-z]{2}(-[A-Z]{2})?$/.test(exampleText(field)) || !field.example ? language.code : language.name);
+    }
+    case "currency": {
+      // "from USD to GBP": a field named for the target takes the second currency named.
+      const second = /^(to|target|quote|into)/i.test(field.name) && reading.currencies.length > 1;
+      return fromRequest(second ? reading.currencies[1] : unused(reading.currencies));
+    }
+    case "code": {
+      const words = fieldStems(field);
+      const wantsCoin = COIN_WORDS.some((word) => words.includes(word) || context.listingStems.has(word)) || coinSymbol(exampleText(field)) !== undefined;
+      const coins = reading.codes.filter((code) => coinSymbol(code) !== undefined);
+      const others = reading.codes.filter((code) => coinSymbol(code) === undefined && !isCurrencyCode(code));
+      return fromRequest(unused(wantsCoin ? [...coins, ...others] : [...others, ...coins]));
+    }
+    case "place":
+      return fromRequest(unused(reading.places) ?? unexplained(reading.names, context.listingStems) ?? leadingPlace(reading, context.listingStems));
+    case "text":
+      // Text to work on is only what the user handed over, never a phrase guessed from the request.
+      return fromRequest(reading.payload ?? context.argument);
+    case "topic":
+      return fromRequest(reading.payload ?? context.argument ?? reading.topicPhrase ?? leftover(reading, context.listingStems));
+  }
+}
+
+/**
+ * A value the request gives by the input's own name: "with days 3", "city: Porto", "limit is 5",
+ * "with text Solar power and limit 5" (a value runs to the next input named, or the end), as the
+ * empty page's suggestions are worded. Names that are everyday words ("to", "from") are left to
+ * the other readings; a value must read as the input's kind ("city guide" names no city).
+ */
+function namedValueFor(field: InputField, kind: Kind, request: string, fields: readonly InputField[], context: Context): Omit<FilledInput, "field"> | undefined {
+  if (field.name.length < 2 || isStopWord(field.name)) return undefined;
+  const others = fields.filter((other) => other !== field && other.name.length >= 2).map((other) => escapeRegExp(other.name));
+  const until = others.length > 0 ? `(?=\\s+and\\s+(?:${others.join("|")})\\b|[?!]|$)` : "(?=[?!]|$)";
+  const name = escapeRegExp(field.name);
+  const introduced = `\\b(?:with|and|using|set)\\s+(?:the\\s+|a\\s+)?${name}\\s+(?:of\\s+|as\\s+|to\\s+)?|(?:^|\\s)${name}\\s*(?:[:=]|\\bis\\b)\\s*`;
+  const match = new RegExp(`(?:${introduced})(\\S.*?)\\s*${until}`, "i").exec(request);
+  const raw = match?.[1]?.replace(/[.,;]+$/, "").trim();
+  if (!raw) return undefined;
+  if (kind === "text" || kind === "topic") return { value: raw, from: "request" };
+  return valueFor(field, kind, readRequest(raw), { ...context, onlyNumber: true });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A name the listing's own words do not explain ("Hamburg", not a word of the listing's own name). */
+function unexplained(names: readonly string[], listingStems: Set<string>): string | undefined {
+  return names.find((name) => contentStems(name).some((word) => !listingStems.has(word)));
+}
+
+/** "Porto weather": the first word, if the listing does not explain it. */
+function leadingPlace(reading: RequestReading, listingStems: Set<string>): string | undefined {
+  const name = reading.leadingName;
+  return name && !listingStems.has(stem(name)) ? name : undefined;
+}
+
+/** The request's content words the listing does not explain ("tech" in "latest tech news"). */
+function leftover(reading: RequestReading, listingStems: Set<string>): string | undefined {
+  const words = reading.request.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+  const kept = words.filter((word) => {
+    const stems = contentStems(word);
+    return stems.length > 0 && stems.every((candidate) => !listingStems.has(candidate) && matchStrength(candidate, [...listingStems]) === 0);
+  });
+  return kept.length > 0 && kept.length <= 6 ? kept.join(" ") : undefined;
+}
+
+function idFor(field: InputField, reading: RequestReading): string | undefined {
+  const example = exampleText(field);
+  const prefix = /^([A-Za-z]{1,12})-\d/.exec(example)?.[1]?.toLowerCase();
+  if (prefix) {
+    const same = reading.ids.find((id) => id.startsWith(`${prefix}-`));
+    if (same) return same;
+    // "document 7" for an id like doc-1: a number after a word that begins like the id.
+    const numbered = reading.numberedWords.find((entry) => entry.word.startsWith(prefix) || prefix.startsWith(entry.word));
+    if (numbered) return `${prefix}-${numbered.value}`;
+  }
+  return reading.ids[0];
+}
+
+function numberFor(field: InputField, reading: RequestReading, onlyNumber: boolean): Omit<FilledInput, "field"> | undefined {
+  const words = fieldStems(field);
+  let value: number | undefined;
+  for (const mention of reading.numbers) {
+    if (!mention.unit) continue;
+    if (words.includes(mention.unit) || field.name.toLowerCase() === mention.unit) value = mention.value;
+    // "a week" for a field counted in days.
+    else if (mention.unit === "week" && words.includes("day")) value = mention.value * 7;
+    if (value !== undefined) break;
+  }
+  // "… for 2": a number without a unit goes to the only numeric input there is.
+  if (value === undefined && onlyNumber) {
+    const bare = reading.numbers.filter((mention) => !mention.unit);
+    if (bare.length === 1) value = bare[0]!.value;
+  }
+  if (value === undefined) return undefined;
+  const range = /(-?\d+(?:\.\d+)?)\s*(?:to|-|–|through|and)\s*(-?\d+(?:\.\d+)?)/.exec(field.description ?? "");
+  if (range) {
+    const [min, max] = [Number(range[1]), Number(range[2])];
+    if (value < min || value > max) return { value: Math.min(Math.max(value, min), max), from: "clamped" };
+  }
+  return { value, from: "request" };
+}
+
+/**
+ * A request phrased as the listing's own description and an input ("Delayed stock quote for a
+ * ticker for ACME", as suggestions are written): the input is what follows the description.
+ */
+function argumentAfterDescription(request: string, description: string | undefined): string | undefined {
+  if (!description) return undefined;
+  const normalise = (text: string) => text.replace(/\([^)]*\)/g, " ").replace(/\s+/g, " ").trim().replace(/[.;:,]+$/, "").toLowerCase();
+  const wanted = normalise(description);
+  const firstSentence = normalise(description.split(/(?<=[.;])\s/)[0] ?? "");
+  const cleaned = request.replace(/\([^)]*\)/g, " ").replace(/\s+/g, " ");
+  const lower = cleaned.toLowerCase();
+  for (const candidate of [wanted, firstSentence]) {
+    if (candidate.length < 12) continue;
+    const at = lower.indexOf(candidate);
+    if (at < 0 || lower.length !== cleaned.length) continue;
+    const rest = cleaned
+      .slice(at + candidate.length)
+      .replace(/^[\s.;:,]*(?:for|with|on|about|of|:)?\s*/i, "")
+      .replace(/[\s.?!]+$/, "")
+      .trim();
+    if (rest) return rest;
+  }
+  return undefined;
+}
+
+/** A value in a URL, bounded so a long message cannot push the URL past what a call may be. */
+function inUrl(value: unknown): string {
+  return asText(value).slice(0, MAX_URL_VALUE_CHARS);
+}
+
+/** A value as text: text as it is, anything else as JSON. */
+export function asText(value: unknown): string {
+  return typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : (JSON.stringify(value) ?? "");
+}
+
+function bodyValue(input: FilledInput): unknown {
+  const { field, value } = input;
+  if (typeof value === "number") return value;
+  if (field.type === "integer" || field.type === "number" || typeof field.example === "number") {
+    const number = Number(value);
+    return Number.isFinite(number) ? number : value;
+  }
+  if (field.type === "boolean" || typeof field.example === "boolean") return value === "true";
+  return value;
+}
