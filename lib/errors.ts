@@ -70,6 +70,11 @@ export const ERROR_DEFINITIONS = {
     title: "Unsafe content",
     message: "The message was refused because it appears to contain a secret such as a private key or seed phrase.",
   },
+  "forbidden:other_origin": {
+    status: 403,
+    title: "Other origin",
+    message: "This endpoint does not serve pages of other sites. Call it from an MCP client or from this site.",
+  },
   "conflict:signature_reused": {
     status: 409,
     title: "Payment signature already used",

@@ -19,6 +19,7 @@ import { PaymentTracker } from "./purchase/payment-tracker";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { paymentIdentifierFor } from "../x402/payment-identifier";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type PurchaseOutcome } from "./purchase/run-purchase";
+import { mcpCallBody, mcpResourceOf, runMcpPurchase } from "./purchase/mcp-purchase";
 
 export type { AccessSettings, AgentDependencies, AgentSettings } from "./agent-dependencies";
 export { purchaseDependenciesOf } from "./agent-dependencies";
@@ -28,6 +29,16 @@ export type PurchaseCall = {
   method: CallMethod;
   /** As the model gave it: fields or text, and how to send it when it said (request-body.ts). */
   body?: { value: RequestBodyValue; type?: BodyType };
+  intent: string;
+  signal?: AbortSignal;
+};
+
+/** A call of an MCP tool, as the model asked for it (call-paid-mcp-tool-tool.ts). */
+export type McpToolCall = {
+  /** The MCP server's endpoint, as discovery listed it. */
+  endpoint: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
   intent: string;
   signal?: AbortSignal;
 };
@@ -48,6 +59,8 @@ export type UnlistedCalls = {
   /** Counts one call in the caller's rate-limit window; false when the window is used up. */
   count: () => Promise<boolean>;
 };
+
+const NO_PAYER = "No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.";
 
 export class AgentRun {
   readonly tracker: PaymentTracker;
@@ -113,6 +126,10 @@ export class AgentRun {
    */
   purchase(call: PurchaseCall): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
     const listing = this.deps.discovery.lookup(call.url);
+    // An MCP server's endpoint takes MCP messages, not the model's HTTP request.
+    if (!listing && this.deps.discovery.isMcpEndpoint(call.url)) {
+      return Promise.resolve(refused("Not called, nothing was paid: this URL is an MCP server that discovery listed; call its tools with call_paid_mcp_tool (its endpoint, the tool's name and the tool's arguments)."));
+    }
     // Unless the model named a type, the body goes the way the service declared it takes one.
     const encoding = call.body ? encodeRequestBody(call.body.value, chooseBodyType(call.body.value, call.body.type, listing?.input?.body?.type)) : undefined;
     if (encoding && !encoding.ok) {
@@ -140,6 +157,60 @@ export class AgentRun {
     );
     this.byIntent.set(intent, work);
     return work;
+  }
+
+  /**
+   * Calls an MCP tool, paying for it if it asks, at most once per intent (as `purchase`). Only
+   * servers discovery listed are called; a tool the Bazaar did not list on such a server is
+   * called only if it asks for no payment (mcp-purchase.ts).
+   */
+  purchaseMcpTool(call: McpToolCall): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
+    const listing = this.deps.discovery.lookupMcpTool(call.endpoint, call.toolName);
+    if (!listing && !this.deps.discovery.isMcpEndpoint(call.endpoint)) {
+      return Promise.resolve(
+        refused("Not called, nothing was paid: discover_services did not list this MCP server. Call MCP tools only at an endpoint discover_services returned, with a tool name it listed there."),
+      );
+    }
+    const resource = mcpResourceOf(call.endpoint, call.toolName);
+    const body = mcpCallBody(call.toolName, call.arguments);
+    const intent = createHash("sha256").update(`MCP\n${resource}\n${body}`).digest("hex").slice(0, 32);
+    const existing = this.byIntent.get(intent);
+    if (existing) return existing;
+    const key = `purchase:${this.input.requestKey}:${intent}`;
+    const earlier = () =>
+      this.deps.store.journal.ofRequest(this.input.requestKey, 20).then((payments) => payments.find((payment) => payment.resource === resource && (payment.method ?? "GET") === "POST"));
+    const work = purchaseOnce({ store: this.deps.store.idempotency, key, tracker: this.tracker, earlier }, () =>
+      this.purchaseMcpNow(call, listing, paymentIdentifierFor(this.deps.quoteSecret, key)),
+    );
+    this.byIntent.set(intent, work);
+    return work;
+  }
+
+  private async purchaseMcpNow(call: McpToolCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
+    if (this.pendingApproval) return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
+    const now = this.deps.now ?? Date.now;
+    if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) {
+      return refused("There is not enough time left in this request to start a payment.");
+    }
+    const payer = this.payer();
+    if (!payer) return refused(NO_PAYER);
+    const work = runMcpPurchase(purchaseDependenciesOf(this.deps), {
+      endpoint: call.endpoint,
+      toolName: call.toolName,
+      arguments: call.arguments,
+      transport: listing?.mcp?.transport ?? "streamable-http",
+      inputSchema: listing?.mcp?.inputSchema,
+      listedAmount: listing?.amount,
+      intent: call.intent,
+      paymentIdentifier,
+      payer,
+      limits: this.input.limits,
+      maxPayments: this.deps.settings.maxPaymentsPerRequest,
+      tracker: this.tracker,
+      deadline: this.input.deadline,
+      signal: call.signal,
+    });
+    return this.tracked(work);
   }
 
   private async purchaseNow(call: EncodedCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
@@ -173,14 +244,8 @@ export class AgentRun {
     if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) {
       return refused("There is not enough time left in this request to start a payment.");
     }
-    const payer = this.input.walletAddress
-      ? ({ kind: "user", address: this.input.walletAddress } as const)
-      : this.deps.agentAccount
-        ? ({ kind: "agent", account: this.deps.agentAccount } as const)
-        : undefined;
-    if (!payer) {
-      return refused("No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.");
-    }
+    const payer = this.payer();
+    if (!payer) return refused(NO_PAYER);
     if (ofUnknownOrigin && payer.kind === "agent") {
       // One go-ahead asked at a time: the person answers one question, then the model may ask another.
       if (this.pendingConfirmation) return refused("A call is already waiting for the user's go-ahead; ask for one at a time.");
@@ -216,11 +281,22 @@ export class AgentRun {
         signal: call.signal,
       },
     );
+    const outcome = await this.tracked(work);
+    if (outcome.status === "awaiting-approval") this.pendingApproval = { id: outcome.paymentId, approval: outcome.approval };
+    return outcome;
+  }
+
+  /** Who pays: the user's wallet when the request names one, else the agent wallet, if any. */
+  private payer() {
+    if (this.input.walletAddress) return { kind: "user", address: this.input.walletAddress } as const;
+    return this.deps.agentAccount ? ({ kind: "agent", account: this.deps.agentAccount } as const) : undefined;
+  }
+
+  /** A purchase the run waits for before it ends, even if the model moves on. */
+  private async tracked(work: Promise<PurchaseOutcome>): Promise<PurchaseOutcome> {
     this.inFlight.add(work);
     try {
-      const outcome = await work;
-      if (outcome.status === "awaiting-approval") this.pendingApproval = { id: outcome.paymentId, approval: outcome.approval };
-      return outcome;
+      return await work;
     } finally {
       this.inFlight.delete(work);
     }

@@ -24,6 +24,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     "How to work:",
     "1. Use discover_services to find services (keyword query). Never invent service URLs.",
     "2. Use call_paid_service with a discovered resource URL, called as the service's usage says: its method, its query parameters in the URL, its path parameters in the path, and its body. Give every required parameter.",
+    "   An MCP tool that discover_services lists under mcpTools is called with call_paid_mcp_tool instead: its endpoint, the tool's name, and arguments as its input schema says.",
     "3. Answer from the returned data, say what you paid (amount and transaction hash), and keep it short.",
     "4. If a payment fails or is refused, explain why plainly and do not retry the same purchase.",
     "",

@@ -7,6 +7,7 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { mockUsage, offlineNetwork } from "../../tests/support/offline-fixtures";
 import { createChatDependencies } from "../chat/chat-dependencies";
+import { WITHOUT_MCP_TOOLS } from "../x402/discovery-client";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
@@ -42,6 +43,7 @@ describe("tool calls per step", () => {
     let discoveryRequests = 0;
     const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model, modelId: "mock", isDemo: false } });
     deps.discovery = {
+      ...WITHOUT_MCP_TOOLS,
       find: async () => {
         discoveryRequests += 1;
         return [];

@@ -6,11 +6,9 @@ import "server-only";
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { authorizeAgentWallet, callerKey, mayCallUnlisted, resolveCaller, type Caller } from "../access/caller";
-import type { UnlistedCalls } from "../agent/agent-run";
+import { authorizeAgentWallet } from "../access/caller";
 import { callerLimits, describeLimits } from "../access/caller-limits";
 import { startChatRun, type ChatRun } from "../agent/run-chat";
-import { sessionSecretOf } from "../auth/session-secret";
 import { AppError, problemResponse, type FieldError } from "../errors";
 import { inspectMessages } from "../safety/content-safety";
 import type { IdempotencyStore } from "../store/store-types";
@@ -19,7 +17,8 @@ import { readConfirmationToken, type ConfirmedTerms } from "../x402/agent-confir
 import { PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
 import type { ChatDependencies } from "./chat-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "../stream/chat-request";
-import { clientKeyOf } from "./client-key";
+import { admitCaller } from "./admit-caller";
+import { unlistedCallsOf } from "./unlisted-calls";
 import { INSTANCE_ID } from "./instance-id";
 import { namespaceOf, requestKeyOf } from "./request-key";
 import { enforceRateLimit } from "./rate-limit";
@@ -42,21 +41,11 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     if (!/^application\/json\b/i.test(contentType)) throw new AppError("bad_request:content_type");
 
     // The client address needs only headers, so it is counted before anything costly: reading
-    // the body, parsing it, or scanning it for secrets.
-    const clientKey = clientKeyOf(request, deps.env);
-    let rateLimit = await enforceRateLimit(deps, [clientKey]);
-    // A credential is checked before the body is read: a bad one is 401 whatever the body says.
-    const caller = await resolveCaller({
-      request,
-      apiKeys: deps.store.apiKeys,
-      sessionSecret: deps.env.SESSION_SECRET ?? (deps.network.name === "local" ? sessionSecretOf(deps.env) : undefined),
-      chainId: deps.network.chainId,
-      access: deps.settings.access,
-      now: arrivedAt,
-    });
-    // Each named caller also has a window of its own, so one caller cannot use up another's.
-    const ownKey = callerKey(caller);
-    if (ownKey) rateLimit = await enforceRateLimit(deps, [ownKey], rateLimit, deps.env.RATE_LIMIT_CALLER_REQUESTS ?? deps.env.RATE_LIMIT_REQUESTS);
+    // the body, parsing it, or scanning it for secrets. A credential is checked before the body
+    // is read: a bad one is 401 whatever the body says. Each named caller also has a window.
+    const admitted = await admitCaller(request, deps, arrivedAt);
+    const { caller, clientKey } = admitted;
+    let rateLimit = admitted.rateLimit;
 
     const raw = await readBoundedJson(request, { maxBytes: MAX_BODY_BYTES, timeoutMs: deps.env.BODY_READ_TIMEOUT_MS });
     const parsed = ChatRequestBody.safeParse(raw);
@@ -90,8 +79,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // person's wallet at 429.
     if (approved && body.walletAddress) {
       rateLimit = await enforceRateLimit(deps, [`wallet:${body.walletAddress.toLowerCase()}`], rateLimit);
-      const { nonce, validBefore } = approved.typedData.message;
-      await bindApprovalToRequest(deps.store.idempotency, { nonce, validBefore: BigInt(validBefore), request: { ...body, messages }, nowMs: arrivedAt });
+      await bindApprovalToRequest(deps.store.idempotency, { nonce: approved.nonce, validBefore: approved.validBefore, request: { ...body, messages }, nowMs: arrivedAt });
     }
 
     // A sign-in-with-x instead of a payment (verify-sign-in.ts) proves the wallet as well.
@@ -172,25 +160,6 @@ function readGoAhead(header: string | null, expected: { requestKey: string; agen
   if (checked.ok) return checked.terms;
   if (checked.problem === "expired") throw new AppError("payment_required:expired");
   throw new AppError(checked.problem === "other-request" ? "payment_required:mismatch" : "payment_required:invalid_signature", { details: `PAYMENT-APPROVAL: ${checked.problem}` });
-}
-
-/**
- * Calls to URLs no discovery listed: only for callers who may spend the agent wallet (anyone,
- * where access is open), and each one counted in the caller's own window (the client
- * address's, for an anonymous caller), so the server cannot be used as a free relay.
- */
-function unlistedCallsOf(deps: ChatDependencies, caller: Caller, clientKey: string): UnlistedCalls {
-  const key = callerKey(caller) ?? clientKey;
-  const limit = caller.kind === "anonymous" ? deps.env.RATE_LIMIT_REQUESTS : (deps.env.RATE_LIMIT_CALLER_REQUESTS ?? deps.env.RATE_LIMIT_REQUESTS);
-  return {
-    allowed: mayCallUnlisted(caller, deps.settings.access.mode),
-    count: () =>
-      // Over the limit, or the store unreachable: not called (fail closed, like payments).
-      enforceRateLimit(deps, [key], undefined, limit).then(
-        () => true,
-        () => false,
-      ),
-  };
 }
 
 function hostOf(url: string): string {

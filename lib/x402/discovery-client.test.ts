@@ -188,6 +188,33 @@ describe("discovery client", () => {
     expect(old?.input).toEqual(current?.input);
   });
 
+  it("keeps MCP tools and HTTP services apart, even from a facilitator that ignores the type filter", async () => {
+    const tool = (name: string, description: string) =>
+      item("https://tools.example/mcp", {
+        type: "mcp",
+        description,
+        extensions: { bazaar: { info: { input: { type: "mcp", toolName: name, inputSchema: { type: "object", properties: { text: { type: "string" } } } } } } },
+      });
+    const requests: string[] = [];
+    const everything = [item("https://svc.example/weather", { description: "weather data" }), tool("translate", "translates text"), tool("summarize", "summaries")];
+    const fetch = async (input: string) => {
+      const url = new URL(input);
+      requests.push(`${url.pathname} ${url.searchParams.get("type")}`);
+      // A search that finds nothing, and a list of everything whatever the type asked.
+      if (url.pathname.endsWith("/search")) return Response.json({ x402Version: 2, resources: [], partialResults: false, pagination: { limit: 20, cursor: null } });
+      return Response.json({ x402Version: 2, items: everything, pagination: { limit: 100, offset: 0, total: everything.length } });
+    };
+    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
+    expect((await client.find()).map((listing) => listing.resource)).toEqual(["https://svc.example/weather"]);
+    expect((await client.findMcpTools()).map((listing) => listing.mcp?.toolName)).toEqual(["translate", "summarize"]);
+    // Two tools at one endpoint are two listings, each found by its name.
+    expect(client.lookupMcpTool("https://tools.example/mcp", "summarize")?.description).toBe("summaries");
+    // A search that finds nothing: the list's matching tools, never unrelated ones as filler.
+    expect((await client.findMcpTools("translate")).map((listing) => listing.mcp?.toolName)).toEqual(["translate"]);
+    expect(await client.findMcpTools("weather")).toEqual([]);
+    expect(requests).toEqual(["/discovery/resources http", "/discovery/resources mcp", "/discovery/search mcp", "/discovery/search mcp"]);
+  });
+
   it("refuses a search answer in another shape (the list's `items`) rather than guessing", async () => {
     const fetch = async () => Response.json({ x402Version: 2, items: [item("https://svc.example/weather")] });
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });

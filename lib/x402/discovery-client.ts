@@ -10,6 +10,10 @@ import "server-only";
  * zod before anything of it is used. A facilitator without search (404, 405, 501) is served
  * from its list, matched by keyword here; so is a search that finds nothing payable (matched by
  * keyword, else the list's first listings, bounded).
+ *
+ * HTTP services and MCP tools are asked for separately (`type=http`, `type=mcp`), and kept
+ * apart: `find` and `lookup` answer HTTP resources only, `findMcpTools` and `lookupMcpTool` the
+ * tools, each known by its server's endpoint and its name (mcp-listing.ts).
  */
 import { sanitizeResourceServiceMetadata } from "@x402/extensions/bazaar";
 import { formatUsdc } from "../money";
@@ -17,6 +21,7 @@ import type { DiscoveredService } from "../stream";
 import { BoundedCache } from "./bounded-cache";
 import { DiscoveryItem, ListPage, SearchPage } from "./discovery-wire";
 import { readInputContract, type InputContract } from "./input-contract";
+import { mcpToolKey, readMcpContract, type McpToolContract } from "./mcp-listing";
 import { selectPayableRequirement, type PayableNetwork } from "./payment-requirements";
 import { RouteIndex } from "./route-template";
 import { sanitizeServiceText } from "./service-text";
@@ -56,7 +61,12 @@ export type ServiceListing = DiscoveredService & {
   tags: string[];
   /** How to call it, when the listing declares it (see input-contract.ts). */
   input?: InputContract;
+  /** Set when the listing is an MCP tool (`type: "mcp"`): `resource` is then its server's endpoint. */
+  mcp?: McpToolContract;
 };
+
+/** Which kind of listing a query asks the Bazaar for (its `type` filter). */
+type ListingType = "http" | "mcp";
 
 export type DiscoveryClient = {
   /** Services matching a query (the Bazaar's ranking), or all services without one. */
@@ -66,6 +76,19 @@ export type DiscoveryClient = {
    * service listed by a route template (`/stocks/:symbol`) also by a URL that fills it in.
    */
   lookup(resource: string): ServiceListing | undefined;
+  /** MCP tools (`type: "mcp"` listings) matching a query, or all of them without one. */
+  findMcpTools(query?: string, signal?: AbortSignal): Promise<ServiceListing[]>;
+  /** A listed MCP tool by its server's endpoint and its name, from the last listing of it. */
+  lookupMcpTool(endpoint: string, toolName: string): ServiceListing | undefined;
+  /** Whether some listed MCP tool is served at this endpoint (the endpoint came from discovery). */
+  isMcpEndpoint(endpoint: string): boolean;
+};
+
+/** The MCP half of a discovery client that lists none: for stand-ins that serve HTTP listings only. */
+export const WITHOUT_MCP_TOOLS: Pick<DiscoveryClient, "findMcpTools" | "lookupMcpTool" | "isMcpEndpoint"> = {
+  findMcpTools: async () => [],
+  lookupMcpTool: () => undefined,
+  isMcpEndpoint: () => false,
 };
 
 export function createDiscoveryClient(options: DiscoveryClientOptions): DiscoveryClient {
@@ -74,6 +97,10 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
   // Keyed by the model's query: bounded, so no sequence of queries can grow them without end.
   const cache = new BoundedCache<string, ServiceListing[]>({ maxEntries: MAX_CACHED_QUERIES, ttlMs: ttl, now });
   const known = new BoundedCache<string, ServiceListing>({ maxEntries: MAX_KNOWN_LISTINGS });
+  // MCP tools by (endpoint, tool name), and their endpoints: never found by `lookup`, which
+  // answers for HTTP resources only (an endpoint is no URL to send an HTTP request to).
+  const knownTools = new BoundedCache<string, ServiceListing>({ maxEntries: MAX_KNOWN_LISTINGS });
+  const mcpEndpoints = new BoundedCache<string, true>({ maxEntries: MAX_KNOWN_LISTINGS });
   // The bazaar lists a dynamic route by its template, and a call fills the template in: such
   // listings are also kept by origin, to be found by the path a call actually takes.
   const routes = new RouteIndex<ServiceListing>({ maxOrigins: MAX_ROUTE_ORIGINS, maxRoutesPerOrigin: MAX_ROUTES_PER_ORIGIN });
@@ -108,6 +135,16 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
       x402Version: item.data.x402Version,
       tags: metadata.tags ?? [],
     };
+    if (item.data.type?.toLowerCase() === "mcp") {
+      // A tool whose declaration cannot be read (name, schema, transport) cannot be called.
+      const mcp = readMcpContract(item.data);
+      if (!mcp) return undefined;
+      listing.mcp = mcp;
+      if (metadata.serviceName === undefined) listing.name = mcp.toolName;
+      knownTools.set(mcpToolKey(listing.resource, mcp.toolName), listing);
+      mcpEndpoints.set(stripQuery(listing.resource), true);
+      return listing;
+    }
     const input = readInputContract(item.data);
     if (input) listing.input = input;
     known.set(stripQuery(listing.resource), listing);
@@ -117,26 +154,31 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
 
   // Terms as the item's version reads them, else as the other's: the spec's list example (v2 §8.1)
   // says `x402Version: 1` with v2 terms (`amount`). Only the listed price depends on it.
+  // A metered (`upto`) listing is payable too (by the agent wallet): its price is its ceiling.
   function payableOption(version: 1 | 2, accepts: Record<string, unknown>[]) {
-    const selection = selectPayableRequirement({ x402Version: version, accepts }, options.network);
-    return selection.ok ? selection : selectPayableRequirement({ x402Version: version === 1 ? 2 : 1, accepts }, options.network);
+    const schemes = { schemes: ["exact", "upto"] } as const;
+    const selection = selectPayableRequirement({ x402Version: version, accepts }, options.network, schemes);
+    return selection.ok ? selection : selectPayableRequirement({ x402Version: version === 1 ? 2 : 1, accepts }, options.network, schemes);
   }
 
-  function collect(into: Map<string, ServiceListing>, raws: unknown[]): void {
+  function collect(into: Map<string, ServiceListing>, raws: unknown[], type: ListingType): void {
     for (const raw of raws) {
       const listing = toListing(raw);
-      // A resource listed twice (on two pages, or twice on one) counts once.
-      if (listing && !into.has(listing.resource)) into.set(listing.resource, listing);
+      // Only the kind asked for: a facilitator that ignores the filter does not mix them.
+      if (!listing || (listing.mcp !== undefined) !== (type === "mcp")) continue;
+      // A resource listed twice (on two pages, or twice on one) counts once; an MCP tool is its endpoint and name.
+      const key = listing.mcp ? mcpToolKey(listing.resource, listing.mcp.toolName) : listing.resource;
+      if (!into.has(key)) into.set(key, listing);
     }
   }
 
-  async function listAll(signal?: AbortSignal): Promise<ServiceListing[]> {
+  async function listAll(type: ListingType, signal?: AbortSignal): Promise<ServiceListing[]> {
     const found = new Map<string, ServiceListing>();
     for (let page = 0, offset = 0; page < MAX_LIST_PAGES; page += 1) {
-      const answer = await getJson(`discovery/resources?type=http&limit=${LIST_PAGE_SIZE}&offset=${offset}`, signal);
+      const answer = await getJson(`discovery/resources?type=${type}&limit=${LIST_PAGE_SIZE}&offset=${offset}`, signal);
       if (answer.body === undefined) throw new Error(`discovery answered HTTP ${answer.status}`);
       const { items, pagination } = ListPage.parse(answer.body);
-      collect(found, items);
+      collect(found, items, type);
       offset += items.length;
       // Without a total the page itself says whether more may follow: a short page is the last.
       const more = pagination ? offset < pagination.total : items.length >= LIST_PAGE_SIZE;
@@ -145,24 +187,24 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
     return [...found.values()];
   }
 
-  async function search(query: string, signal?: AbortSignal): Promise<ServiceListing[]> {
+  async function search(type: ListingType, query: string, signal?: AbortSignal): Promise<ServiceListing[]> {
     const found = new Map<string, ServiceListing>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_SEARCH_PAGES; page += 1) {
-      const parameters = new URLSearchParams({ query, type: "http", limit: String(SEARCH_PAGE_SIZE) });
+      const parameters = new URLSearchParams({ query, type, limit: String(SEARCH_PAGE_SIZE) });
       if (cursor) parameters.set("cursor", cursor);
       const answer = await getJson(`discovery/search?${parameters}`, signal);
       if (answer.body === undefined) {
-        if (page === 0 && NO_SEARCH.has(answer.status)) return matchLocally(query, await cached("list", () => listAll(signal)));
+        if (page === 0 && NO_SEARCH.has(answer.status)) return matchLocally(query, await cached(`${type}:list`, () => listAll(type, signal)));
         throw new Error(`discovery search answered HTTP ${answer.status}`);
       }
       const result = SearchPage.parse(answer.body);
-      collect(found, result.resources);
+      collect(found, result.resources, type);
       const next = result.pagination?.cursor ?? undefined;
       if (!next || next === cursor || result.resources.length === 0 || found.size >= ENOUGH_SEARCH_RESULTS) break;
       cursor = next;
     }
-    if (found.size === 0) return fromList(query, signal);
+    if (found.size === 0) return fromList(type, query, signal);
     return [...found.values()];
   }
 
@@ -173,14 +215,16 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
    * judges for itself before saying nothing fits. A list that cannot be read leaves the empty
    * answer the search gave.
    */
-  async function fromList(query: string, signal?: AbortSignal): Promise<ServiceListing[]> {
+  async function fromList(type: ListingType, query: string, signal?: AbortSignal): Promise<ServiceListing[]> {
     let listed: ServiceListing[];
     try {
-      listed = await cached("list", () => listAll(signal));
+      listed = await cached(`${type}:list`, () => listAll(type, signal));
     } catch {
       return [];
     }
     const matched = matchLocally(query, listed);
+    // MCP tools are shown beside the services: only the ones the query names, never a filler list.
+    if (type === "mcp") return matched.slice(0, FALLBACK_LISTINGS);
     return (matched.length > 0 ? matched : listed).slice(0, FALLBACK_LISTINGS);
   }
 
@@ -192,13 +236,26 @@ export function createDiscoveryClient(options: DiscoveryClientOptions): Discover
     return listings;
   }
 
+  function findOf(type: ListingType, query: string | undefined, signal: AbortSignal | undefined): Promise<ServiceListing[]> {
+    const trimmed = query?.trim().slice(0, 200);
+    return trimmed ? cached(`${type}:search:${trimmed}`, () => search(type, trimmed, signal)) : cached(`${type}:list`, () => listAll(type, signal));
+  }
+
   return {
     find(query, signal) {
-      const trimmed = query?.trim().slice(0, 200);
-      return trimmed ? cached(`search:${trimmed}`, () => search(trimmed, signal)) : cached("list", () => listAll(signal));
+      return findOf("http", query, signal);
     },
     lookup(resource) {
       return known.get(stripQuery(resource)) ?? routes.find(resource);
+    },
+    findMcpTools(query, signal) {
+      return findOf("mcp", query, signal);
+    },
+    lookupMcpTool(endpoint, toolName) {
+      return knownTools.get(mcpToolKey(endpoint, toolName));
+    },
+    isMcpEndpoint(endpoint) {
+      return mcpEndpoints.get(stripQuery(endpoint)) === true;
     },
   };
 }

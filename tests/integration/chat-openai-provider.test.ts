@@ -143,7 +143,7 @@ describe("the real OpenAI provider against a scripted model", () => {
     expect(requests).toHaveLength(3);
     for (const request of requests) {
       expect(request).toMatchObject({ model: MODEL_ID, stream: true, stream_options: { include_usage: true } });
-      expect(request.tools?.map((tool) => tool.function.name).sort()).toEqual(["call_paid_service", "discover_services"]);
+      expect(request.tools?.map((tool) => tool.function.name).sort()).toEqual(["call_paid_mcp_tool", "call_paid_service", "discover_services"]);
       expect(request.messages[0]?.role).toBe("system");
     }
     expect(requests[0]?.messages.at(-1)).toEqual({ role: "user", content: "What's the weather in Lisbon?" });

@@ -51,7 +51,8 @@ export function createCallPaidServiceTool(run: AgentRun) {
 export function describeOutcome(outcome: PurchaseOutcome | { status: "refused"; message: string }) {
   switch (outcome.status) {
     case "delivered":
-      return { status: "paid", service: outcome.service, amountUsdc: outcome.amount, txHash: outcome.txHash, result: asUntrustedData(outcome.data) };
+      // A metered payment also says its ceiling and whether it was flagged as over-settled.
+      return { status: "paid", service: outcome.service, amountUsdc: outcome.amount, txHash: outcome.txHash, ...(outcome.metered ? { metered: outcome.metered } : {}), result: asUntrustedData(outcome.data) };
     case "free":
       return { status: "free", service: outcome.service, result: asUntrustedData(outcome.data) };
     case "signed-in":

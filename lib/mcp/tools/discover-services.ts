@@ -1,0 +1,44 @@
+import "server-only";
+/**
+ * `discover_services`: the Bazaar as the chat's agent sees it (the same discovery client, the
+ * same listing view), narrowed by price, with each service's declared input contract.
+ */
+import { LISTING_NOTICE, LISTINGS_SHOWN, listedService } from "../../agent/tools/listed-service";
+import { parseUsdc } from "../../money";
+import type { ServiceListing } from "../../x402/discovery-client";
+import type { McpContext, McpToolCall } from "../mcp-context";
+import type { DiscoverServicesInput } from "../schemas";
+import { toolResult } from "../tool-result";
+
+export const DISCOVER_SERVICES = {
+  name: "discover_services",
+  title: "Discover paid services",
+  description:
+    "Find paid HTTP services (x402) on the payment network's Bazaar. Returns each service's name, resource URL, price per call in USDC, network, description, tags and, when the service declares it, its input contract (method, query and path parameters, body) with a one-line usage and an example call. Nothing is paid.",
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+} as const;
+
+export async function discoverServices(context: McpContext, input: DiscoverServicesInput, call: McpToolCall) {
+  const { deps } = context;
+  let listings: ServiceListing[];
+  try {
+    listings = await deps.discovery.find(input.query, call.signal);
+  } catch {
+    return toolResult({ status: "unavailable", message: "Service discovery is unavailable right now. Nothing was paid." }, { isError: true });
+  }
+  // Validated by the schema, so a present maxPrice parses.
+  const maxPrice = input.maxPrice === undefined ? undefined : (parseUsdc(input.maxPrice) as bigint);
+  const affordable = maxPrice === undefined ? listings : listings.filter((listing) => listing.amount <= maxPrice);
+  const services = affordable.slice(0, LISTINGS_SHOWN).map((listing) => ({
+    ...listedService(listing),
+    ...(listing.input ? { input: listing.input } : {}),
+  }));
+  return toolResult({
+    services,
+    found: affordable.length,
+    currency: "USDC",
+    network: deps.network.caip2,
+    notice: LISTING_NOTICE,
+    note: "Prices are per call. quote asks a service what a call costs now; buy pays for it.",
+  });
+}
