@@ -1,3 +1,4 @@
+import { formatUsdc } from "../lib/money";
 import type { DevnetCoordinates } from "../lib/network/devnet-coordinates";
 
 /** A short human summary of a running devnet, for the terminal. */
@@ -7,9 +8,11 @@ export function describeDevnet(coordinates: DevnetCoordinates, file: string | un
   const single = coordinates.services.filter((service) => !service.group);
   const width = Math.max(...single.map((service) => service.name.length));
   const services = single.map((service) => {
-    const notes = [service.x402Version === 1 ? "x402 v1" : "x402 v2", ...(service.method === "POST" ? ["POST JSON"] : []), ...(service.network !== coordinates.network && service.x402Version === 2 ? [service.network ?? ""] : []), ...(service.offline ? ["offline"] : [])].join(", ");
+    // A metered (upto) service's price is its ceiling; its unit price is what a call costs per unit.
+    const metered = service.metering ? [`upto, ${formatUsdc(BigInt(service.metering.unitPrice))} USDC per ${service.metering.unit}`] : [];
+    const notes = [service.x402Version === 1 ? "x402 v1" : "x402 v2", ...metered, ...(service.method === "POST" ? ["POST JSON"] : []), ...(service.network !== coordinates.network && service.x402Version === 2 ? [service.network ?? ""] : []), ...(service.offline ? ["offline"] : [])].join(", ");
     const body = service.example?.body ? ` ${JSON.stringify(service.example.body)}` : "";
-    return `  ${service.name.padEnd(width)}  ${`${service.price} USDC`.padStart(10)}  ${service.example?.url ?? service.url}${body}  (${notes})`;
+    return `  ${service.name.padEnd(width)}  ${`${service.metering ? "≤" : ""}${service.price} USDC`.padStart(11)}  ${service.example?.url ?? service.url}${body}  (${notes})`;
   });
   const groups = new Map<string, string[]>();
   for (const service of coordinates.services) if (service.group) groups.set(service.group, [...(groups.get(service.group) ?? []), service.url]);
@@ -19,12 +22,26 @@ export function describeDevnet(coordinates: DevnetCoordinates, file: string | un
     `USDC         ${coordinates.usdc}  ("${coordinates.usdcName}", version "${coordinates.usdcVersion}")`,
     `facilitator  ${coordinates.facilitatorUrl}  (discovery: /discovery/resources, /discovery/search?query=...)`,
     `faults       ${coordinates.faultsUrl ?? "-"}`,
+    `permit2      ${coordinates.permit2 ?? "-"}  (upto proxy ${coordinates.uptoProxy ?? "-"}; agent and user approved)`,
     `agent        ${coordinates.accounts.agent.address}`,
     `user         ${coordinates.accounts.user.address}`,
     `unfunded     ${coordinates.accounts.unfunded.address}`,
     `merchant     ${coordinates.accounts.merchant.address}`,
     "services",
     ...services,
+    ...mcpToolLines(coordinates),
     ...(file ? [`coordinates  ${file}`] : []),
   ].join("\n");
+}
+
+/** The MCP server's endpoint and its tools, each with its price and example arguments. */
+function mcpToolLines(coordinates: DevnetCoordinates): string[] {
+  const tools = coordinates.mcpTools ?? [];
+  const [first] = tools;
+  if (!first) return [];
+  const width = Math.max(...tools.map((tool) => tool.toolName.length));
+  return [
+    `mcp tools    ${first.url}  (x402 over MCP, Streamable HTTP)`,
+    ...tools.map((tool) => `  ${tool.toolName.padEnd(width)}  ${`${tool.price} USDC`.padStart(11)}  ${JSON.stringify(tool.arguments)}${tool.listed ? "" : "  (free, not in the Bazaar)"}`),
+  ];
 }

@@ -5,6 +5,8 @@ import { DevnetCoordinates } from "../lib/network/devnet-coordinates";
 import { LOCAL_V1_NETWORK, registerLocalV1Network } from "../lib/network/local-v1-network";
 import { DEV_ACCOUNT_COUNT, ANVIL_MNEMONIC, devAccounts } from "./chain/dev-accounts";
 import { installMulticall3 } from "./chain/install-multicall3";
+import { installPermit2, PERMIT2 } from "./chain/install-permit2";
+import { installUptoProxy, UPTO_PROXY } from "./chain/install-upto-proxy";
 import { localChain, localPublicClient, localTestClient, setIntervalMining } from "./chain/local-chain";
 import { startAnvil, type AnvilProcess } from "./chain/start-anvil";
 import { DevnetOptions, type StartDevnetOptions } from "./devnet-options";
@@ -14,10 +16,14 @@ import { toDiscoveryResource } from "./facilitator/discovery-catalog";
 import { createFacilitatorSigner } from "./facilitator/facilitator-signer";
 import { startFacilitatorServer } from "./facilitator/facilitator-server";
 import { DevnetFaults } from "./faults";
+import { mcpCoordinatesEntries, mcpDiscoveryItems } from "./mcp/mcp-catalog";
+import { startMcpServer } from "./mcp/mcp-server";
+import { DEMO_MCP_TOOLS } from "./mcp/mcp-tools";
 import { PaidRequestOutcomes } from "./services/paid-outcomes";
 import type { PaymentTerms } from "./services/payment-terms";
 import { coordinatesEntry, discoveryItem, startServices } from "./services/start-services";
 import { ALL_SERVICES } from "./services/service-catalog";
+import { approvePermit2 } from "./token/approve-permit2";
 import { deployUsdc } from "./token/deploy-usdc";
 
 /** A running local world: its coordinates, its fault switches, and the way to stop it. */
@@ -39,8 +45,8 @@ type Stoppable = () => Promise<void>;
 
 /**
  * Starts the whole local x402 world on 127.0.0.1, on free ports, so that several can run at
- * once (one per test file): anvil, Circle's USDC deployed and minted, the facilitator, and the
- * paid demo services.
+ * once (one per test file): anvil, Circle's USDC deployed and minted, the facilitator, the
+ * paid demo services, and an MCP server whose tools are paid the same way.
  *
  * @example
  * const devnet = await startDevnet({ blockTimeSeconds: 0 });
@@ -88,7 +94,11 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
         ],
       }),
       installMulticall3(publicClient, testClient),
+      // Permit2 and the x402 upto proxy at the addresses @x402/evm uses on every chain.
+      installPermit2(publicClient, testClient).then(() => installUptoProxy(testClient)),
     ]);
+    // The one-time step before any Permit2 payment (upto), for the wallets that hold USDC.
+    await approvePermit2({ chain, publicClient, token: usdc.address, owners: [accounts.agent, accounts.user] });
     // Setup ran with instant mining; only now switch to the requested block time.
     if (options.blockTimeSeconds > 0) await setIntervalMining(testClient, options.blockTimeSeconds);
 
@@ -130,8 +140,17 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       onStarted: (host) => stack.push(host.stop),
     });
 
+    // The MCP tools' server: x402 over MCP (Streamable HTTP) on its own port, paid through the same facilitator.
+    const mcpServer = await startMcpServer({
+      tools: DEMO_MCP_TOOLS,
+      terms,
+      facilitatorUrl: facilitatorServer.url,
+      facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+    });
+    stack.push(mcpServer.stop);
+
     const lastUpdated = new Date(startedAt).toISOString();
-    const catalog = running.map((entry) => discoveryItem(entry, lastUpdated));
+    const catalog = [...running.map((entry) => discoveryItem(entry, lastUpdated)), ...mcpDiscoveryItems(mcpServer, lastUpdated)];
     // Every listing as discovery will answer it, against x402's schemas: a listing the official
     // client could not pay stops the world here, named, instead of failing each payment later.
     // The cheap checks only (a few ms); the full ones run in tests/integration/official-x402.test.ts.
@@ -145,6 +164,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       usdc: terms.token.address,
       facilitatorUrl: facilitatorServer.url,
       services: running.map((entry) => coordinatesEntry(entry, { v2: network, v1: LOCAL_V1_NETWORK })),
+      mcpTools: mcpCoordinatesEntries(mcpServer),
       accounts: {
         agent: accounts.agent,
         user: accounts.user,
@@ -159,6 +179,8 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       blockTimeSeconds: options.blockTimeSeconds,
       confirmations: options.confirmations,
       faultsUrl: `${facilitatorServer.url}/_devnet/faults`,
+      permit2: PERMIT2,
+      uptoProxy: UPTO_PROXY,
       startedAt: lastUpdated,
     });
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
 import { readDevnetCoordinates } from "../lib/network/devnet-coordinates";
 import { ApprovalRequest, decodeAll } from "../lib/stream";
-import { toViemTypedData } from "../lib/x402/transfer-authorization";
+import { approvalSigner, walletTypedDataOf } from "../lib/x402/approval-typed-data";
 import { encodePaymentSignatureHeader } from "../lib/x402/payment-signature-header";
 
 function usage(message: string): never {
@@ -59,11 +59,16 @@ async function main(): Promise<void> {
   const approval = findApproval(input);
   if (!approval) usage("No approval found in the input: pass the stream of the first request, or its `approval` JSON.");
   const account = privateKeyToAccount(key as `0x${string}`);
-  if (account.address.toLowerCase() !== approval.typedData.message.from.toLowerCase()) {
-    usage(`This key belongs to ${account.address}, but the quote is for ${approval.typedData.message.from}.`);
+  const signer = approvalSigner(approval) ?? "";
+  if (account.address.toLowerCase() !== signer.toLowerCase()) {
+    usage(`This key belongs to ${account.address}, but the quote is for ${signer}.`);
   }
   if (approval.expiresAt * 1000 <= Date.now()) usage("The quote has expired; ask again for a fresh one.");
-  const signature = await account.signTypedData(toViemTypedData(approval.typedData));
+  const signature = await account.signTypedData(walletTypedDataOf(approval));
+  if (approval.permit2Approval) {
+    // The permit is signed all the same; it can only settle once the wallet has approved Permit2.
+    process.stderr.write(`This metered quote is paid through Permit2, which the wallet has not approved yet: send approve(${approval.permit2Approval.spender}, max) on ${approval.permit2Approval.token} from it before sending this signature (a signature sent before that is refused, and a fresh quote is needed).\n`);
+  }
   process.stdout.write(`${encodePaymentSignatureHeader(approval, signature)}\n`);
 }
 

@@ -1,14 +1,15 @@
 "use client";
 
 import { useState } from "react";
-import type { TypedData } from "viem";
-import { useConnection, useSignTypedData, useSwitchChain } from "wagmi";
+import { erc20Abi, maxUint256 } from "viem";
+import { useConfig, useConnection, useSignTypedData, useSwitchChain, useWriteContract } from "wagmi";
+import { waitForTransactionReceipt } from "wagmi/actions";
 import { formatCountdown, shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
-import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { useNow } from "@/lib/client/use-now";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
-import type { ApprovalRequest, SignInRequest } from "@/lib/stream";
+import type { ApprovalRequest, PaymentStatus, SignInRequest } from "@/lib/stream";
+import { approvalKey, approvalSigner, walletTypedDataOf } from "@/lib/x402/approval-typed-data";
 import { bodyTypeOf, describeBodyType } from "@/lib/x402/request-body";
 import { networkName } from "./network-name";
 import { SignInInstead } from "./sign-in-instead";
@@ -17,6 +18,10 @@ export type ApprovalCardProps = {
   approval: ApprovalRequest;
   serviceName: string;
   decision: "approved" | "rejected" | undefined;
+  /** Where the payment got to since (its card's status): what the approval led to. */
+  outcome?: PaymentStatus;
+  /** What was actually paid, once the chain shows it (a metered payment's settled amount). */
+  paidAmount?: string;
   /** False while any request runs: one request at a time. */
   canAct: boolean;
   onSigned: (signature: `0x${string}`) => void;
@@ -27,15 +32,22 @@ export type ApprovalCardProps = {
 };
 
 type SignState = { kind: "idle" } | { kind: "signing" } | { kind: "declined" } | { kind: "error"; message: string };
+/** The one-time Permit2 approve a metered payment may need first: not asked, sending, mined. */
+type Permit2State = { kind: "needed" } | { kind: "sending" } | { kind: "done" } | { kind: "declined" } | { kind: "error"; message: string };
 
 /**
  * The quote the agent froze for "my wallet", with Approve (sign the exact EIP-712 typed data
- * in the connected wallet) and Reject (sign nothing, tell the agent).
+ * in the connected wallet) and Reject (sign nothing, tell the agent). A metered (`upto`) quote
+ * is a ceiling: the wallet signs a Permit2 permit for at most that, after a one-time approve of
+ * Permit2 when the server found the wallet had not made it.
  */
-export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned, onReject, signIn, onSignedIn }: ApprovalCardProps) {
+export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmount, canAct, onSigned, onReject, signIn, onSignedIn }: ApprovalCardProps) {
   const network = useNetwork();
   const connection = useConnection();
   const { signTypedDataAsync } = useSignTypedData();
+  const { writeContractAsync } = useWriteContract();
+  const config = useConfig();
+  const [permit2, setPermit2] = useState<Permit2State>({ kind: approval.permit2Approval ? "needed" : "done" });
   const switchChain = useSwitchChain();
   const [signState, setSignState] = useState<SignState>({ kind: "idle" });
   const open = decision === undefined;
@@ -43,28 +55,18 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
   const secondsLeft = Math.max(0, approval.expiresAt - Math.floor(now / 1000));
   const expired = secondsLeft <= 0;
 
-  const signer = approval.typedData.message.from;
+  const signer = approvalSigner(approval) ?? "";
   const chainId = approval.typedData.domain.chainId;
   const wrongAccount = connection.address !== undefined && connection.address.toLowerCase() !== signer.toLowerCase();
   const wrongChain = connection.status === "connected" && connection.chainId !== chainId;
-  const headingId = `approval-${approval.typedData.message.nonce.slice(2, 12)}`;
+  const headingId = `approval-${approvalKey(approval)}`;
+  const metered = approval.scheme === "upto";
+  const price = metered ? `up to ${approval.amount} USDC` : `${approval.amount} USDC`;
 
   async function approve() {
     setSignState({ kind: "signing" });
-    const { typedData } = approval;
     try {
-      const signature = await signTypedDataAsync({
-        domain: { ...typedData.domain, verifyingContract: typedData.domain.verifyingContract as `0x${string}` },
-        types: typedData.types as unknown as TypedData,
-        primaryType: typedData.primaryType,
-        message: {
-          ...typedData.message,
-          // JSON carries these uint256 values as decimal strings; wallets want integers.
-          value: BigInt(typedData.message.value),
-          validAfter: BigInt(typedData.message.validAfter),
-          validBefore: BigInt(typedData.message.validBefore),
-        },
-      });
+      const signature = await signTypedDataAsync(walletTypedDataOf(approval));
       setSignState({ kind: "idle" });
       onSigned(signature);
     } catch (error) {
@@ -72,18 +74,34 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
     }
   }
 
+  /** The one-time ERC-20 approve of Permit2 (the maximum, as Permit2 payers do), mined before the permit is signed. */
+  async function allowPermit2() {
+    const needed = approval.permit2Approval;
+    if (!needed) return;
+    setPermit2({ kind: "sending" });
+    try {
+      const hash = await writeContractAsync({ address: needed.token as `0x${string}`, abi: erc20Abi, functionName: "approve", args: [needed.spender as `0x${string}`, maxUint256], chainId });
+      const receipt = await waitForTransactionReceipt(config, { hash, chainId });
+      setPermit2(receipt.status === "success" ? { kind: "done" } : { kind: "error", message: "the approve transaction failed on chain" });
+    } catch (error) {
+      setPermit2(isUserRejection(error) ? { kind: "declined" } : { kind: "error", message: walletErrorMessage(error) });
+    }
+  }
+
   let blocker: string | undefined;
   if (connection.status !== "connected") blocker = `Connect the wallet ${shortHex(signer)} to approve this payment.`;
   else if (wrongAccount) blocker = `The connected wallet is ${shortHex(connection.address ?? "")}, but this quote must be signed by ${shortHex(signer)}.`;
-  else if (wrongChain) blocker = `Your wallet is on another network. Switch to ${NETWORK_LABELS[network.network]} to sign.`;
+  else if (wrongChain) blocker = `Your wallet is on another network. Switch to ${network.label} to sign.`;
 
-  if (decision !== undefined) {
-    // Decided: one line is enough; the payment card above shows what happened next.
+  if (decision !== undefined || expired) {
+    // Answered or run out: one line that says how it ended; nothing here asks any more.
     return (
-      <p className="approval-card approval-card--decided" data-testid="approval-card" data-decision={decision}>
+      <p className="approval-card approval-card--decided" data-testid="approval-card" data-decision={decision ?? "expired"}>
         {decision === "approved"
-          ? `You approved ${approval.amount} USDC to ${serviceName}; your signature was sent.`
-          : `You declined ${approval.amount} USDC to ${serviceName}. Nothing was signed.`}
+          ? describeApproved(`You approved ${price} to ${serviceName}`, outcome, metered ? paidAmount : undefined)
+          : decision === "rejected"
+            ? `You declined ${price} to ${serviceName}. Nothing was signed.`
+            : `The quote for ${price} to ${serviceName} expired before you approved it. Nothing was signed; ask again for a fresh quote.`}
       </p>
     );
   }
@@ -91,13 +109,21 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
   return (
     <section className="approval-card" data-testid="approval-card" data-decision="open" aria-labelledby={headingId}>
       <h3 id={headingId} className="approval-card__title">
-        Approve payment of {approval.amount} USDC?
+        Approve payment of {price}?
       </h3>
       <dl className="facts">
         <div>
           <dt>Amount</dt>
-          <dd data-testid="approval-amount">{approval.amount} USDC</dd>
+          <dd data-testid="approval-amount">{price}</dd>
         </div>
+        {metered && approval.metering ? (
+          <div>
+            <dt>Metered</dt>
+            <dd data-testid="approval-unit-price">
+              {approval.metering.unitPrice} USDC per {approval.metering.unit ?? "unit"}
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>Service</dt>
           <dd>{serviceName}</dd>
@@ -112,7 +138,7 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
         </div>
         <div>
           <dt>Expires</dt>
-          <dd data-testid="approval-expiry">{expired ? "Expired" : `in ${formatCountdown(secondsLeft)}`}</dd>
+          <dd data-testid="approval-expiry">in {formatCountdown(secondsLeft)}</dd>
         </div>
       </dl>
       <p className="approval-card__resource">
@@ -129,56 +155,91 @@ export function ApprovalCard({ approval, serviceName, decision, canAct, onSigned
         </p>
       ) : null}
 
-      {expired ? (
-        <p className="approval-card__outcome">This quote has expired. Ask again for a fresh quote.</p>
-      ) : (
-        <>
-          {blocker ? <p className="approval-card__blocker">{blocker}</p> : null}
-          <div className="approval-card__actions">
-            {wrongChain && !wrongAccount ? (
-              <button
-                type="button"
-                className="button"
-                disabled={switchChain.isPending}
-                onClick={() => switchChain.mutate({ chainId })}
-              >
-                {switchChain.isPending ? "Switching…" : `Switch to ${NETWORK_LABELS[network.network]}`}
-              </button>
-            ) : null}
-            <button
-              type="button"
-              className="button button--primary"
-              data-testid="approve-button"
-              disabled={!canAct || blocker !== undefined || signState.kind === "signing"}
-              onClick={() => void approve()}
-            >
-              {signState.kind === "signing" ? "Waiting for your wallet…" : `Approve ${approval.amount} USDC`}
-            </button>
-            <button
-              type="button"
-              className="button"
-              data-testid="reject-button"
-              disabled={!canAct || signState.kind === "signing"}
-              onClick={onReject}
-            >
-              Reject
-            </button>
-            {signIn && onSignedIn && signIn.expiresAt > Math.floor(now / 1000) ? (
-              <SignInInstead signIn={signIn} enabled={canAct && blocker === undefined && signState.kind !== "signing"} onSignedIn={onSignedIn} />
-            ) : null}
-          </div>
-          {signState.kind === "declined" ? (
-            <p className="approval-card__note" data-testid="wallet-declined">
-              You declined in your wallet. Nothing was signed or sent; you can approve or reject above.
-            </p>
-          ) : null}
-          {signState.kind === "error" ? (
-            <p className="approval-card__note approval-card__note--error">The wallet could not sign: {signState.message}</p>
-          ) : null}
-        </>
-      )}
+      {metered ? (
+        <p className="approval-card__note" data-testid="approval-metered">
+          The service takes what it uses, at most {approval.amount} USDC; the rest of the ceiling is never taken.
+        </p>
+      ) : null}
+      {approval.permit2Approval && permit2.kind !== "done" ? (
+        <p className="approval-card__note" data-testid="permit2-needed">
+          Metered payments go through Permit2, and your wallet has not yet allowed Permit2 to move its USDC: approve that once (a transaction), then sign the payment.
+        </p>
+      ) : null}
+      {permit2.kind === "declined" ? <p className="approval-card__note">You declined the Permit2 approval in your wallet. Nothing was sent.</p> : null}
+      {permit2.kind === "error" ? <p className="approval-card__note approval-card__note--error">The Permit2 approval did not go through: {permit2.message}</p> : null}
+
+      {blocker ? <p className="approval-card__blocker">{blocker}</p> : null}
+      <div className="approval-card__actions">
+        {wrongChain && !wrongAccount ? (
+          <button
+            type="button"
+            className="button"
+            disabled={switchChain.isPending}
+            onClick={() => switchChain.mutate({ chainId })}
+          >
+            {switchChain.isPending ? "Switching…" : `Switch to ${network.label}`}
+          </button>
+        ) : null}
+        {approval.permit2Approval && permit2.kind !== "done" ? (
+          <button
+            type="button"
+            className="button button--primary"
+            data-testid="permit2-button"
+            disabled={!canAct || blocker !== undefined || permit2.kind === "sending"}
+            onClick={() => void allowPermit2()}
+          >
+            {permit2.kind === "sending" ? "Waiting for the approval…" : "Allow Permit2 (once)"}
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="button button--primary"
+          data-testid="approve-button"
+          disabled={!canAct || blocker !== undefined || signState.kind === "signing" || permit2.kind !== "done"}
+          onClick={() => void approve()}
+        >
+          {signState.kind === "signing" ? "Waiting for your wallet…" : `Approve ${price}`}
+        </button>
+        <button
+          type="button"
+          className="button"
+          data-testid="reject-button"
+          disabled={!canAct || signState.kind === "signing"}
+          onClick={onReject}
+        >
+          Reject
+        </button>
+        {signIn && onSignedIn && signIn.expiresAt > Math.floor(now / 1000) ? (
+          <SignInInstead signIn={signIn} enabled={canAct && blocker === undefined && signState.kind !== "signing"} onSignedIn={onSignedIn} />
+        ) : null}
+      </div>
+      {signState.kind === "declined" ? (
+        <p className="approval-card__note" data-testid="wallet-declined">
+          You declined in your wallet. Nothing was signed or sent; you can approve or reject above.
+        </p>
+      ) : null}
+      {signState.kind === "error" ? (
+        <p className="approval-card__note approval-card__note--error">The wallet could not sign: {signState.message}</p>
+      ) : null}
     </section>
   );
+}
+
+/** What an approval led to, from the payment's status (and, metered, what was actually taken). */
+function describeApproved(approved: string, outcome: PaymentStatus | undefined, paid?: string): string {
+  const taken = paid === undefined ? "it was paid" : `${paid} USDC was taken`;
+  switch (outcome) {
+    case "delivered":
+      return `${approved}: ${taken} and the data delivered.`;
+    case "confirmed":
+      return `${approved}: ${taken}.`;
+    case "pending":
+      return `${approved}; your signature was sent and the payment is not settled yet (see above).`;
+    case "failed":
+      return `${approved}; the payment did not complete (see above).`;
+    default:
+      return `${approved}; your signature was sent.`;
+  }
 }
 
 /** "JSON", "form (form-data)" or "text"; the raw type for one this page does not know. */

@@ -7,7 +7,6 @@ import { formatUsdc } from "@/lib/money";
 import type { AssistantTurn } from "@/lib/client/chat-types";
 import { isSettled, serviceNameOf } from "@/lib/client/payment-view";
 import { useNetwork } from "@/lib/client/network-context";
-import { NETWORK_LABELS } from "@/lib/client/public-network-config";
 import { usePayerMode, useLimitsDraft, validateLimitsDraft } from "@/lib/client/preferences";
 import { spentInLastDay, useReceipts } from "@/lib/client/receipts";
 import { useChat } from "@/lib/client/use-chat";
@@ -19,8 +18,7 @@ import { ReceiptsPanel } from "../settings/receipts-panel";
 import { WalletPanel } from "../wallet/wallet-panel";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
-
-const EXAMPLES = ["What's the weather in Lisbon?", "Which paid services can you find?", "Buy the premium report"];
+import { Suggestions } from "./suggestions";
 
 /** The chat page: conversation, composer, and the wallet, payer, limits and receipts panels. */
 export function ChatApp() {
@@ -55,7 +53,7 @@ export function ChatApp() {
   let blocker: string | undefined;
   if (!limits.ok) blocker = "Fix the spending limits before sending.";
   else if (payer === "wallet" && !walletAddress) blocker = "“My wallet” is selected: connect a wallet first, or choose the agent wallet.";
-  else if (payer === "wallet" && wrongChain) blocker = `Switch your wallet to ${NETWORK_LABELS[network.network]} first.`;
+  else if (payer === "wallet" && wrongChain) blocker = `Switch your wallet to ${network.label} first.`;
 
   const sendText = useCallback(
     async (text: string) => {
@@ -100,7 +98,8 @@ export function ChatApp() {
       markRejected(turnId, paymentId);
       if (!view) return;
       const amount = view.approval?.amount ?? view.details.amount;
-      void sendText(`I declined the payment${amount ? ` of ${amount} USDC` : ""} to ${serviceNameOf(view)}.`);
+      const upTo = view.approval?.scheme === "upto" ? "up to " : "";
+      void sendText(`I declined the payment${amount ? ` of ${upTo}${amount} USDC` : ""} to ${serviceNameOf(view)}.`);
     },
     [turns, markRejected, sendText],
   );
@@ -114,7 +113,7 @@ export function ChatApp() {
           x402 <span className="app-title__long">payment </span>agent
         </h1>
         <span className={`network-badge network-badge--${network.network}`} data-testid="network-badge">
-          {NETWORK_LABELS[network.network]}
+          {network.label}
         </span>
         <Link href="/payments" className="button button--small button--quiet header-link header-link--wide-only" data-testid="history-link">
           History
@@ -143,18 +142,10 @@ export function ChatApp() {
               <div className="empty">
                 <h2 className="empty__title">Ask the agent to find and buy data</h2>
                 <p className="muted">
-                  It discovers paid HTTP services that speak x402 and pays them in USDC on {NETWORK_LABELS[network.network]}, within your
+                  It discovers paid HTTP services that speak x402 and pays them in USDC on {network.label}, within your
                   limits.
                 </p>
-                <ul className="empty__examples">
-                  {EXAMPLES.map((example) => (
-                    <li key={example}>
-                      <button type="button" className="chip" onClick={() => setDraft(example)}>
-                        {example}
-                      </button>
-                    </li>
-                  ))}
-                </ul>
+                <Suggestions onPick={setDraft} />
               </div>
             }
           />

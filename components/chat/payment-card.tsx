@@ -1,6 +1,8 @@
 "use client";
 
+import { askStateOf, type AskState } from "@/lib/client/approval-state";
 import type { PaymentView } from "@/lib/client/chat-types";
+import { describeSignatureExpiry } from "@/lib/client/expiry-countdown";
 import { STATUS_LABELS, serviceNameOf } from "@/lib/client/payment-view";
 import { formatElapsed, hostOf, shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
@@ -34,8 +36,18 @@ const STEPS: readonly Step[] = [
   { label: "Deliver", statuses: ["delivered"] },
 ];
 
-/** A failed payment that was never attempted reads better as what stopped it. */
-function statusLabel(view: PaymentView): string {
+const ASK_LABELS: Record<Exclude<AskState, "open" | "moved-on">, string> = {
+  approved: "Approved",
+  rejected: "Declined",
+  expired: "Expired",
+};
+
+/**
+ * A failed payment that was never attempted reads better as what stopped it; a question that
+ * was answered or ran out no longer reads as waiting.
+ */
+function statusLabel(view: PaymentView, ask: AskState | undefined): string {
+  if (view.status === "awaiting-approval" && ask !== undefined && ask !== "open" && ask !== "moved-on") return ASK_LABELS[ask];
   if (view.status !== "failed") return STATUS_LABELS[view.status];
   switch (view.details.reason) {
     case "limit-exceeded":
@@ -58,7 +70,7 @@ const COMPLETE_ON_REACH: ReadonlySet<PaymentStatus> = new Set(["quoted", "confir
 
 type StepState = "done" | "current" | "failed" | "todo";
 
-function stepStates(steps: readonly Step[], view: PaymentView): StepState[] {
+function stepStates(steps: readonly Step[], view: PaymentView, stopped: boolean): StepState[] {
   const reached = rank(view.progress);
   const states = steps.map((step): StepState => {
     const first = Math.min(...step.statuses.map(rank));
@@ -66,16 +78,17 @@ function stepStates(steps: readonly Step[], view: PaymentView): StepState[] {
     if (reached > last || (reached >= first && COMPLETE_ON_REACH.has(view.progress))) return "done";
     return reached >= first ? "current" : "todo";
   });
-  if (view.status === "failed") {
+  if (view.status === "failed" || stopped) {
     const index = states.includes("current") ? states.indexOf("current") : states.indexOf("todo");
     if (index >= 0) states[index] = "failed";
   }
   return states;
 }
 
-function Progress({ view, needsApproval }: { view: PaymentView; needsApproval: boolean }) {
+/** `stopped`: the payment ended where it stands without failing (an approval declined or expired). */
+function Progress({ view, needsApproval, stopped }: { view: PaymentView; needsApproval: boolean; stopped: boolean }) {
   const steps = needsApproval ? STEPS : STEPS.filter((step) => step.label !== "Approve");
-  const states = stepStates(steps, view);
+  const states = stepStates(steps, view, stopped);
   return (
     <ol className="progress" aria-label="Payment progress">
       {steps.map((step, index) => {
@@ -107,9 +120,15 @@ export type PaymentCardProps = {
 export function PaymentCard({ view, active, canAct, onSigned, onConfirm, onSignedIn, onReject }: PaymentCardProps) {
   const network = useNetwork();
   const running = active && view.endedAt === undefined;
-  const now = useNow(running, 100);
-  const elapsed = (view.endedAt ?? (running ? Math.max(now, view.updatedAt) : view.updatedAt)) - view.firstSeenAt;
   const { details, approval } = view;
+  // A pending payment counts down to its authorization's expiry, and an open question to its
+  // own, even once the request has ended.
+  const counting = (view.status === "pending" && details.expiresAt !== undefined) || (view.status === "awaiting-approval" && view.decision === undefined);
+  const now = useNow(running || counting, running ? 100 : 1000);
+  const elapsed = (view.endedAt ?? (running ? Math.max(now, view.updatedAt) : view.updatedAt)) - view.firstSeenAt;
+  const ask = askStateOf(view, now);
+  // The ask's own words ("Approve … in your wallet") go once it is answered or has expired.
+  const message = view.status === "awaiting-approval" && ask !== undefined && ask !== "open" ? undefined : details.message;
   const amount = details.amount ?? approval?.amount;
   const payTo = details.payTo ?? approval?.payTo;
   const resource = details.resource ?? approval?.resource;
@@ -123,7 +142,7 @@ export function PaymentCard({ view, active, canAct, onSigned, onConfirm, onSigne
       data-testid="payment-card"
       data-status={view.status}
       data-payment-id={view.id}
-      aria-label={`Payment to ${service}: ${statusLabel(view)}`}
+      aria-label={`Payment to ${service}: ${statusLabel(view, ask)}`}
     >
       <header className="card-header">
         <span className="card-title">
@@ -131,13 +150,19 @@ export function PaymentCard({ view, active, canAct, onSigned, onConfirm, onSigne
           {resource && details.service ? <span className="card-title__sub">{hostOf(resource)}</span> : null}
         </span>
         <span className={`status-badge status-badge--${view.status}`} data-testid="payment-status">
-          {statusLabel(view)}
+          {statusLabel(view, ask)}
         </span>
       </header>
       <dl className="facts">
         <div>
           <dt>Amount</dt>
-          <dd data-testid="payment-amount">{amount ? `${amount} USDC` : "—"}</dd>
+          <dd data-testid="payment-amount">
+            {amount ? `${amount} USDC` : "—"}
+            {/* A metered payment: the signed ceiling beside the amount (settled, once it is). */}
+            {details.ceiling && details.ceiling !== amount ? <span className="small muted" data-testid="payment-ceiling">{` of up to ${details.ceiling} USDC`}</span> : null}
+            {details.ceiling && details.ceiling === amount ? <span className="small muted" data-testid="payment-ceiling">{" (ceiling, metered)"}</span> : null}
+            {details.settlementFlag ? <span className="new-payee" data-testid="settlement-flag">{" over-settled"}</span> : null}
+          </dd>
         </div>
         <div>
           <dt>Payee</dt>
@@ -161,13 +186,18 @@ export function PaymentCard({ view, active, canAct, onSigned, onConfirm, onSigne
           <dd className="tabular">{formatElapsed(elapsed)}</dd>
         </div>
       </dl>
-      <Progress view={view} needsApproval={needsApproval} />
+      <Progress view={view} needsApproval={needsApproval} stopped={view.status === "awaiting-approval" && (ask === "rejected" || ask === "expired")} />
       {details.txHash ? (
         <p className="payment-card__tx">
           Transaction <TransactionHash hash={details.txHash} explorerUrl={details.explorerUrl} />
         </p>
       ) : null}
-      {details.message ? <p className="card-message">{details.message}</p> : null}
+      {message ? <p className="card-message">{message}</p> : null}
+      {view.status === "pending" && details.expiresAt !== undefined ? (
+        <p className="card-message tabular" data-testid="payment-expiry">
+          {describeSignatureExpiry(details.expiresAt, now)}
+        </p>
+      ) : null}
       {details.receipt ? <ReceiptNote receipt={details.receipt} /> : null}
       {view.status === "failed" && details.reason && !details.message ? (
         <p className="card-message card-message--warning">{FAILURE_WORDING[details.reason]}</p>
@@ -188,6 +218,8 @@ export function PaymentCard({ view, active, canAct, onSigned, onConfirm, onSigne
           approval={approval}
           serviceName={service}
           decision={view.decision}
+          outcome={view.status}
+          paidAmount={view.status === "delivered" || view.status === "confirmed" ? details.amount : undefined}
           canAct={canAct}
           onSigned={onSigned}
           onReject={onReject}

@@ -26,6 +26,12 @@ export function ReceiptsPanel({ receipts, now }: { receipts: readonly Receipt[];
                   <span className="receipt__service">{receipt.service}</span>
                   <strong className="tabular">{receipt.amount} USDC</strong>
                 </div>
+                {receipt.ceiling ? (
+                  <div className="receipt__meta small muted" data-testid="receipt-ceiling">
+                    {`metered: ceiling ${receipt.ceiling} USDC`}
+                    {receipt.settlementFlag ? " · over-settled" : ""}
+                  </div>
+                ) : null}
                 <div className="receipt__meta small muted">
                   <time dateTime={new Date(receipt.at).toISOString()}>{when(receipt.at, now)}</time>
                   {" · "}

@@ -3,6 +3,7 @@ import type { Network } from "@x402/core/types";
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
+import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 
 export type CreateFacilitatorOptions = {
   signer: FacilitatorEvmSigner;
@@ -13,12 +14,14 @@ export type CreateFacilitatorOptions = {
 };
 
 /**
- * The facilitator role from @x402/core with @x402/evm's exact scheme, for x402 v2 and v1 on the
- * local chain only. Simulation before settling stays off (the library's default): verify has
- * just simulated the same transfer.
+ * The facilitator role from @x402/core with @x402/evm's schemes, on the local chain only: exact
+ * for x402 v2 and v1, and upto (Permit2, through the x402 upto proxy) for v2. Exact's simulation
+ * before settling stays off (the library's default): verify has just simulated the same
+ * transfer. Upto always simulates before settling (not configurable in @x402/evm 2.27).
  */
 export function createFacilitator(options: CreateFacilitatorOptions): x402Facilitator {
   return new x402Facilitator()
     .register(options.network, new ExactEvmScheme(options.signer))
+    .register(options.network, new UptoEvmScheme(options.signer))
     .registerV1(options.v1Network as Network, new ExactEvmSchemeV1(options.signer));
 }

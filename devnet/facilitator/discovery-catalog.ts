@@ -8,7 +8,8 @@ import { rankBySearch, type SearchableFields } from "./search-ranking";
  */
 export type DiscoveryItem = {
   resource: string;
-  type: "http";
+  /** "http" for an endpoint; "mcp" for an MCP tool, whose resource is its server's endpoint. */
+  type: "http" | "mcp";
   x402Version: 1 | 2;
   accepts: Record<string, unknown>[];
   lastUpdated: string;

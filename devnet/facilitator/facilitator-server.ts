@@ -26,7 +26,11 @@ const PaymentRequestBody = z.object({
   paymentRequirements: z.record(z.string(), z.unknown()),
 });
 
-const PayerPayload = z.object({ payload: z.object({ authorization: z.object({ from: z.string() }) }) });
+/** Who pays: an EIP-3009 authorization's `from` (exact), or a Permit2 authorization's (upto). */
+const PayerPayload = z.union([
+  z.object({ payload: z.object({ authorization: z.object({ from: z.string() }) }) }).transform((value) => value.payload.authorization.from),
+  z.object({ payload: z.object({ permit2Authorization: z.object({ from: z.string() }) }) }).transform((value) => value.payload.permit2Authorization.from),
+]);
 
 /**
  * The local facilitator over HTTP: the x402 endpoints (`GET /supported`, `POST /verify`,
@@ -109,7 +113,7 @@ export async function startFacilitatorServer(options: StartFacilitatorServerOpti
     const requirements = parsePaymentRequirements(envelope.data.paymentRequirements);
     if (!requirements.success) return refuse(400, "invalid_payment_requirements", requirements.error.issues.map((issue) => issue.message).join("; "));
 
-    const payer = PayerPayload.safeParse(payload.data).data?.payload.authorization.from;
+    const payer = PayerPayload.safeParse(payload.data).data;
     const network = String(envelope.data.paymentRequirements.network ?? "");
     if (kind === "verify" && faults.verifyFails) {
       return sendJson(response, 200, { isValid: false, invalidReason: "devnet_fault_verify_failed", invalidMessage: "The devnet's verify fault is on.", payer });

@@ -43,7 +43,10 @@ export function createFacilitatorSigner(options: FacilitatorSignerOptions): Faci
 
   return {
     getAddresses: () => [account.address],
-    readContract: (request) => publicClient.readContract(request as Parameters<typeof publicClient.readContract>[0]),
+    // Reads run as the facilitator's account, as they would through a wallet client: the `upto`
+    // proxy lets only the facilitator named in the payment settle, so the simulation of a
+    // settlement must come from it.
+    readContract: (request) => publicClient.readContract({ ...(request as Parameters<typeof publicClient.readContract>[0]), account: account.address }),
     verifyTypedData: (request) => publicClient.verifyTypedData(request as Parameters<typeof publicClient.verifyTypedData>[0]),
     writeContract: (request) => wallet.writeContract(request as Parameters<typeof wallet.writeContract>[0]),
     sendTransaction: (request) => wallet.sendTransaction({ to: request.to, data: request.data }),

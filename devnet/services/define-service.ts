@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { serviceMetadataProblems } from "../conformance/x402-conformance";
+import { ceilingOf, meteringReport, settlementAmount, unitsProblem, type MeteringTerms } from "./metering";
 
 /** One input a service takes, as discovery documents it. */
 export type ServiceParameter = { description: string; example: string | number; type: "string" | "integer"; required: boolean };
@@ -27,7 +28,8 @@ export type ServiceContext = {
 /** A request's inputs, gathered from wherever the service takes them. */
 export type ServiceInput = Record<string, unknown>;
 
-export type AnswerResult = { ok: true; body: Record<string, unknown> } | { ok: false; detail: string };
+/** An answer, and for a metered service the amount to settle for it (USDC base units). */
+export type AnswerResult = { ok: true; body: Record<string, unknown>; settleAmount?: bigint } | { ok: false; detail: string };
 
 /** A paid demo service, independent of how it is served (x402 v1 or v2). */
 export type DemoService = {
@@ -40,8 +42,10 @@ export type DemoService = {
   method: "GET" | "POST";
   inputIn: InputPlace;
   x402Version: 1 | 2;
-  /** Price per call in USDC base units (6 decimals). */
+  /** Price per call in USDC base units (6 decimals); for a metered service, its ceiling. */
   price: bigint;
+  /** Metered (x402 `upto`): the 402 asks for the ceiling, the answer settles what was used (metering.ts). */
+  metering?: MeteringTerms;
   description: string;
   tags: string[];
   parameters: Record<string, ServiceParameter>;
@@ -70,6 +74,8 @@ export type ServiceDefinition<Input> = Omit<
   hostGroup?: string;
   parameters: Record<string, Omit<ServiceParameter, "type" | "required"> & Partial<Pick<ServiceParameter, "type" | "required">>>;
   input: z.ZodType<Input>;
+  /** Metered billing, with the units an input uses. */
+  metering?: MeteringTerms & { units(input: Input): number };
   /** How long to take before answering (only the slow service waits). */
   delayMs?: (context: ServiceContext) => number;
   produce(input: Input, context: ServiceContext): Record<string, unknown>;
@@ -84,7 +90,8 @@ export type ServiceDefinition<Input> = Omit<
 export function defineService<Input>(definition: ServiceDefinition<Input>): DemoService {
   const problems = serviceMetadataProblems({ serviceName: definition.serviceName, tags: definition.tags, description: definition.description, mimeType: "application/json" });
   if (problems.length > 0) throw new Error(`${definition.name}: ${problems.join("; ")}`);
-  const { input: schema, produce, delayMs, parameters, ...rest } = definition;
+  const { input: schema, produce, delayMs, parameters, metering: meter, ...rest } = definition;
+  const metering = meter ? meteringTermsOf(definition.name, meter, rest) : undefined;
   const inputIn = rest.inputIn ?? "query";
   const templateNames = [...rest.path.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1]);
   if (inputIn === "path" && templateNames.join() !== Object.keys(parameters).join()) throw new Error(`${definition.name}: the path names its parameters`);
@@ -94,17 +101,28 @@ export function defineService<Input>(definition: ServiceDefinition<Input>): Demo
   const example = schema.parse(Object.fromEntries(Object.entries(full).map(([key, parameter]) => [key, parameter.example])));
   const check = (input: ServiceInput) => {
     const parsed = schema.safeParse(input);
-    return parsed.success ? ({ ok: true, data: parsed.data } as const) : ({ ok: false, detail: describeIssues(parsed.error) } as const);
+    if (!parsed.success) return { ok: false, detail: describeIssues(parsed.error) } as const;
+    // A metered input that could cost more than the ceiling is refused before any payment.
+    const problem = meter ? unitsProblem(meter, meter.units(parsed.data)) : undefined;
+    return problem ? ({ ok: false, detail: problem } as const) : ({ ok: true, data: parsed.data } as const);
+  };
+  // The answer, with a metered service's usage report next to its own fields.
+  const respond = (data: Input, context: ServiceContext): { body: Record<string, unknown>; settleAmount?: bigint } => {
+    const body = produce(data, context);
+    if (!meter) return { body };
+    const units = meter.units(data);
+    return { body: { ...body, metering: meteringReport(meter, units) }, settleAmount: settlementAmount(meter, units) };
   };
   return {
     ...rest,
+    ...(metering ? { metering } : {}),
     inputIn,
     method: inputIn === "json-body" ? "POST" : "GET",
     parameters: full,
     alwaysOffline: rest.alwaysOffline ?? false,
     offers: rest.offers ?? "local",
     hostGroup: rest.hostGroup ?? rest.name,
-    exampleOutput: produce(example, { slowDelayMs: 0, signal: new AbortController().signal }),
+    exampleOutput: respond(example, { slowDelayMs: 0, signal: new AbortController().signal }).body,
     checkInput(input) {
       const checked = check(input);
       return checked.ok ? undefined : checked.detail;
@@ -114,9 +132,21 @@ export function defineService<Input>(definition: ServiceDefinition<Input>): Demo
       if (!checked.ok) return { ok: false, detail: checked.detail };
       const wait = delayMs?.(context) ?? 0;
       if (wait > 0) await abortableDelay(wait, context.signal);
-      return { ok: true, body: produce(checked.data, context) };
+      return { ok: true, ...respond(checked.data, context) };
     },
   };
+}
+
+/**
+ * A metered service's terms, checked: x402 v2 only (`upto` has no v1), local payment only, and a
+ * listed price that is exactly the ceiling.
+ */
+function meteringTermsOf(name: string, meter: MeteringTerms, service: { x402Version: 1 | 2; offers?: Offers; price: bigint }): MeteringTerms {
+  if (service.x402Version !== 2) throw new Error(`${name}: a metered service speaks x402 v2 (upto has no v1)`);
+  if ((service.offers ?? "local") !== "local") throw new Error(`${name}: a metered service takes the local USDC only`);
+  if (!Number.isSafeInteger(meter.maxUnits) || meter.maxUnits < 1 || meter.unitPrice < 1n) throw new Error(`${name}: a meter needs a positive unit price and unit count`);
+  if (ceilingOf(meter) !== service.price) throw new Error(`${name}: the price must be the ceiling, ${meter.maxUnits} × ${meter.unitPrice}`);
+  return { unit: meter.unit, unitPrice: meter.unitPrice, maxUnits: meter.maxUnits, settles: meter.settles };
 }
 
 /** The example input a service documents: what its discovery entry and coordinates show. */

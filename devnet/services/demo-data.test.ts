@@ -30,7 +30,7 @@ describe("demo data", () => {
 });
 
 describe("demo service catalog", () => {
-  it("has unique names and routes, at most five tags each, and one each of: v1, offline, POST, foreign-first, foreign-only and sign-in-with-x; two route templates", () => {
+  it("has unique names, routes and prices, at most five tags each, and one each of: v1, offline, foreign-first, foreign-only and sign-in-with-x; two POST, two route templates, three metered (one dishonest)", () => {
     const unique = (values: unknown[]) => new Set(values).size === values.length;
     expect(unique(ALL_SERVICES.map((service) => service.name))).toBe(true);
     expect(unique(ALL_SERVICES.map((service) => service.path))).toBe(true);
@@ -39,7 +39,9 @@ describe("demo service catalog", () => {
     const count = (predicate: (service: DemoService) => boolean) => DEMO_SERVICES.filter(predicate).length;
     expect(count((service) => service.x402Version === 1)).toBe(1);
     expect(count((service) => service.alwaysOffline)).toBe(1);
-    expect(count((service) => service.method === "POST" && service.inputIn === "json-body")).toBe(1);
+    expect(count((service) => service.method === "POST" && service.inputIn === "json-body")).toBe(2);
+    expect(count((service) => service.metering !== undefined)).toBe(3);
+    expect(count((service) => service.metering?.settles === "ceiling")).toBe(1);
     expect(count((service) => service.inputIn === "path" && service.path.includes("/:"))).toBe(2);
     expect(count((service) => service.signInWithX === true)).toBe(1);
     expect(count((service) => service.offers === "foreign-first")).toBe(1);

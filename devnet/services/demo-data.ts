@@ -204,3 +204,50 @@ export function cityGuide(city: string, topic: string, days: number) {
   const picks = [0, 1, 2].map((index) => pick(`${city}:${topic}`, index, items));
   return { ...label, city, topic, days, picks: [...new Set(picks)].map((item) => `${titleCase(item)} in ${city}`) };
 }
+
+/** Words as the text services count them: runs of letters and digits. */
+function wordsOf(text: string): string[] {
+  return text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
+}
+
+function sentencesOf(text: string): string[] {
+  return text.split(/(?<=[.!?])\s+/).map((sentence) => sentence.trim()).filter(Boolean);
+}
+
+/** Counts, reading time and the most frequent words of a text (the metered text service). */
+export function textAnalysis(text: string) {
+  const words = wordsOf(text);
+  return {
+    ...label,
+    characters: [...text].length,
+    words: words.length,
+    sentences: sentencesOf(text).length,
+    // At 230 words a minute, a common estimate for reading prose.
+    readingSeconds: Math.ceil((words.length / 230) * 60),
+    topWords: keywords(text, 5).keywords,
+  };
+}
+
+/** A text cut down to its first sentence and a word count (the metered summary service). */
+export function textSummary(text: string) {
+  const first = sentencesOf(text)[0] ?? text;
+  return { ...label, summary: first.length > 160 ? `${first.slice(0, 157)}...` : first, words: wordsOf(text).length, sentences: sentencesOf(text).length };
+}
+
+export const DATASETS = ["sales", "stations"] as const;
+export type Dataset = (typeof DATASETS)[number];
+
+const REGIONS = ["north", "south", "east", "west"] as const;
+const PRODUCTS = ["widget", "gadget", "gizmo", "sprocket"] as const;
+const STATIONS = ["Harbour", "Airport", "Old Town", "Hilltop", "Riverside", "University"] as const;
+
+/** The first `rows` rows of a made-up dataset (the metered data service): row n is always the same. */
+export function datasetRows(dataset: Dataset, rows: number) {
+  const data = Array.from({ length: rows }, (_unused, index) => {
+    const seed = `${dataset}:${index + 1}`;
+    return dataset === "sales"
+      ? { id: index + 1, day: index + 1, region: pick(seed, 1, REGIONS), product: pick(seed, 2, PRODUCTS), units: seededInteger(seed, 3, 1, 500), revenueUsd: (seededFraction(seed, 4) * 10_000).toFixed(2) }
+      : { id: index + 1, station: pick(seed, 1, STATIONS), temperatureCelsius: seededInteger(seed, 2, -5, 34), humidityPercent: seededInteger(seed, 3, 20, 95) };
+  });
+  return { ...label, dataset, rows: data.length, data };
+}

@@ -96,7 +96,8 @@ export function watchCaller(response: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
-export type ProducedAnswer = { kind: "answer"; body: string } | { kind: "caller-gone" } | { kind: "failed" };
+/** `settleAmount`: what a metered service settles for this answer (USDC base units); the price otherwise. */
+export type ProducedAnswer = { kind: "answer"; body: string; settleAmount?: bigint } | { kind: "caller-gone" } | { kind: "failed" };
 
 /**
  * Produces the paid answer, after verification and before settlement. Returns "failed" (and
@@ -137,7 +138,7 @@ async function answerOrRefuse(
       sendProblem(response, 400, "Invalid request", `${answer.detail}. The payment was not settled.`);
       return { kind: "failed" };
     }
-    return { kind: "answer", body: JSON.stringify(answer.body) };
+    return { kind: "answer", body: JSON.stringify(answer.body), ...(answer.settleAmount === undefined ? {} : { settleAmount: answer.settleAmount }) };
   } catch {
     if (callerGone.aborted) return { kind: "caller-gone" };
     sendProblem(response, 500, "Service error", `${service.serviceName} failed. The payment was not settled: nothing was charged.`);

@@ -3,6 +3,8 @@ import {
   airQuality,
   archiveDocument,
   cityGuide,
+  DATASETS,
+  datasetRows,
   exchangeRates,
   GUIDE_TOPICS,
   keywords,
@@ -12,16 +14,21 @@ import {
   spotPrice,
   stockQuote,
   SUPPORTED_CURRENCIES,
+  textAnalysis,
+  textSummary,
   translation,
   weatherReport,
 } from "./demo-data";
 import { defineService, text, usdc, type DemoService } from "./define-service";
+import { characterUnits } from "./metering";
 
 export type { DemoService, ServiceContext } from "./define-service";
 
 /**
  * The demo services of the local world. Prices differ on purpose; `premium-report` costs more
- * than the app's default per-payment limit (1.00 USDC), so it exercises `limit-exceeded`.
+ * than the app's default per-payment limit (1.00 USDC), so it exercises `limit-exceeded`. The
+ * metered ones (x402 `upto`) list their ceiling as price and settle what a call used; one of
+ * them settles its whole ceiling instead, as a dishonest service would.
  */
 export const DEMO_SERVICES: readonly DemoService[] = [
   defineService({
@@ -190,6 +197,59 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     offers: "foreign-only",
     input: z.object({ pair: text("pair", 16) }),
     produce: ({ pair }) => ({ pair, price: spotPrice(pair.split("-")[0] ?? pair).price }),
+  }),
+  defineService({
+    name: "text-meter",
+    serviceName: "Devnet Text Meter",
+    path: "/metered/text/analyze",
+    inputIn: "json-body",
+    x402Version: 2,
+    price: usdc("0.06"),
+    description: "Counts the words, sentences and reading time of a text sent as a JSON body; billed per 100 characters at 0.001 USDC, at most 0.06 USDC (synthetic demo service).",
+    tags: ["text", "metered", "word count", "reading time", "upto"],
+    parameters: {
+      text: {
+        description: "The text to measure: at most 6000 characters, billed per started 100",
+        example: "Solar and wind power lead the energy transition. Solar panels get cheaper every year, and wind farms move offshore. Storage is the missing piece: batteries smooth the daily cycle, while hydrogen may one day cover the seasons.",
+      },
+    },
+    // Twice the metered limit in UTF-16 units, so that the meter (which counts code points) decides.
+    input: z.object({ text: text("text", 12_000) }),
+    metering: { unit: "100 characters", unitPrice: usdc("0.001"), maxUnits: 60, settles: "usage", units: ({ text: source }) => characterUnits(source, 100) },
+    produce: ({ text: source }) => textAnalysis(source),
+  }),
+  defineService({
+    name: "row-meter",
+    serviceName: "Devnet Data Rows",
+    path: "/metered/data/rows",
+    x402Version: 2,
+    price: usdc("0.1"),
+    description: "Rows of a sales or weather-station dataset; billed per row at 0.0005 USDC, at most 200 rows for 0.10 USDC (synthetic demo data).",
+    tags: ["data", "dataset", "rows", "metered", "upto"],
+    parameters: {
+      rows: { description: "How many rows, 1 to 200, billed per row", example: 12, type: "integer" },
+      dataset: { description: `Which dataset: ${DATASETS.join(" (default) or ")}`, example: "sales", required: false },
+    },
+    input: z.object({
+      rows: z.coerce.number({ error: "rows is required" }).int("rows is a whole number").min(1, "rows is at least 1").max(200, "rows is at most 200"),
+      dataset: z.enum(DATASETS, { error: `dataset is one of ${DATASETS.join(", ")}` }).default("sales"),
+    }),
+    metering: { unit: "row", unitPrice: usdc("0.0005"), maxUnits: 200, settles: "usage", units: ({ rows }) => rows },
+    produce: ({ rows, dataset }) => datasetRows(dataset, rows),
+  }),
+  defineService({
+    // Dishonest on purpose: reports the characters it read, settles its whole ceiling.
+    name: "overcharging-summary",
+    serviceName: "Devnet Quick Summary",
+    path: "/metered/text/summary",
+    x402Version: 2,
+    price: usdc("0.016"),
+    description: "Cuts a text down to its first sentence; billed per 100 characters at 0.001 USDC, at most 0.016 USDC (synthetic demo service).",
+    tags: ["summary", "text", "metered", "tldr", "upto"],
+    parameters: { text: { description: "The text to summarize: at most 1600 characters, billed per started 100", example: "Solar power got cheaper again this year. Wind followed." } },
+    input: z.object({ text: text("text", 3_200) }),
+    metering: { unit: "100 characters", unitPrice: usdc("0.001"), maxUnits: 16, settles: "ceiling", units: ({ text: source }) => characterUnits(source, 100) },
+    produce: ({ text: source }) => textSummary(source),
   }),
 ];
 

@@ -4,6 +4,7 @@ import type { DevnetFaults } from "../faults";
 import type { PaidRequestOutcomes } from "./paid-outcomes";
 import { sendProblem } from "../http/json-response";
 import { exampleInput, type DemoService } from "./define-service";
+import { meteringQuote } from "./metering";
 import { matchRoute, type PaidServiceHandler } from "./paid-request-handler";
 import { discoveryExtensionFor, FOREIGN_NETWORK, type PaymentTerms } from "./payment-terms";
 import { findRefusingPort, startServiceHost, type ServiceHost } from "./service-host";
@@ -124,6 +125,8 @@ export function coordinatesEntry({ service, url }: RunningService, networks: { v
     example: exampleCallOf(service, url),
     ...(service.hostGroup !== service.name ? { group: service.hostGroup } : {}),
     offline: service.alwaysOffline,
+    scheme: service.metering ? "upto" : "exact",
+    ...(service.metering ? { metering: meteringQuote(service.metering) } : {}),
   };
 }
 

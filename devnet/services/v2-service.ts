@@ -3,12 +3,14 @@ import { decodePaymentRequiredHeader, encodePaymentRequiredHeader } from "@x402/
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer, type HTTPRequestContext, type HTTPResponseInstructions, type RouteConfig } from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { formatUnits } from "viem";
 import { NodeHttpAdapter } from "./node-http-adapter";
 import { preflight, produceAnswer, sendFacilitatorUnavailable, watchCaller, writeInstructions, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
 import { discoveryExtensionFor, foreignNetworkOption, MAX_TIMEOUT_SECONDS, type PaymentTerms } from "./payment-terms";
 import type { DemoService } from "./define-service";
+import { meteringQuote } from "./metering";
 import { SIGNED_RECEIPTS_DECLARATION, signedReceiptsExtension } from "./signed-receipts";
 import { createSiwxAccess, serveSignedIn } from "./siwx-access";
 import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
@@ -35,6 +37,7 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
   const { service, terms } = options;
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: options.facilitatorUrl, timeoutMs: options.facilitatorTimeoutMs }))
     .register(terms.network, new ExactEvmScheme())
+    .register(terms.network, new UptoEvmScheme())
     .registerExtension(bazaarResourceServerExtension)
     // Signed offers in the 402 and a signed receipt with each settlement (signed-receipts.ts).
     .registerExtension(signedReceiptsExtension({ serviceName: service.name, terms, faults: options.faults }));
@@ -44,15 +47,23 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
   const identifiers = paymentIdentifierCacheFor(options.faults, service.name);
   resourceServer.registerExtension(paymentIdentifierResourceServerExtension);
 
+  const metering = service.metering;
   const paymentOption = {
-    scheme: "exact",
+    // Metered: the payer signs for the ceiling (`price`), the service settles what was used.
+    scheme: metering ? "upto" : "exact",
     network: terms.network,
     payTo: terms.payTo,
     // An explicit asset amount: the local chain has no default USDC for x402 to price "$0.01" in.
-    price: { amount: service.price.toString(), asset: terms.token.address, extra: { name: terms.token.name, version: terms.token.version } },
+    price: {
+      amount: service.price.toString(),
+      asset: terms.token.address,
+      extra: { name: terms.token.name, version: terms.token.version, ...(metering ? { metering: meteringQuote(metering) } : {}) },
+    },
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
   };
-  const price = `${formatUnits(service.price, 6)} USDC`;
+  const price = metering
+    ? `up to ${formatUnits(service.price, 6)} USDC (${formatUnits(metering.unitPrice, 6)} USDC per ${metering.unit})`
+    : `${formatUnits(service.price, 6)} USDC`;
   const route: RouteConfig = {
     accepts: paymentOption,
     description: service.description,
@@ -110,10 +121,14 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
       }
       let settlement: Awaited<ReturnType<typeof httpServer.processSettlement>>;
       try {
-        settlement = await httpServer.processSettlement(result.paymentPayload, result.paymentRequirements, result.declaredExtensions, {
-          request: context,
-          responseBody: Buffer.from(produced.body),
-        });
+        settlement = await httpServer.processSettlement(
+          result.paymentPayload,
+          result.paymentRequirements,
+          result.declaredExtensions,
+          { request: context, responseBody: Buffer.from(produced.body) },
+          // upto: the settlement's amount is what this answer used, at most the signed ceiling.
+          produced.settleAmount === undefined ? undefined : { amount: produced.settleAmount.toString() },
+        );
       } catch {
         return sendFacilitatorUnavailable(response, "settle");
       }

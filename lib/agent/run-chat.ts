@@ -23,6 +23,7 @@ import { buildSystemPrompt } from "./system-prompt";
 import { walletProven } from "./wallet-proof";
 import { CALL_PAID_SERVICE_TOOL, createCallPaidServiceTool, describeOutcome } from "./tools/call-paid-service-tool";
 import { createDiscoverServicesTool } from "./tools/discover-services-tool";
+import { CALL_PAID_MCP_TOOL, createCallPaidMcpToolTool } from "./tools/call-paid-mcp-tool-tool";
 
 /** Time kept back from the deadline so the last lines always go out. */
 export const FINISH_MARGIN_MS = 1_500;
@@ -97,7 +98,7 @@ export function startChatRun(
         const payerAddress = input.walletAddress;
         // A replayed signature gets the recorded outcome of its first use, never a second payment.
         const outcome = await purchaseOnce(
-          { store: deps.store.idempotency, key: `approval:${approved.typedData.message.nonce.toLowerCase()}`, tracker: run.tracker },
+          { store: deps.store.idempotency, key: `approval:${approved.nonce.toLowerCase()}`, tracker: run.tracker },
           () =>
             runApprovedPurchase(
               purchaseDependenciesOf(deps),
@@ -137,12 +138,13 @@ export function startChatRun(
       // allocated (see BENCHMARKS.md).
       const result = streamTextOnce({
         model,
-        system: buildSystemPrompt({ networkName: deps.network.name, payer, limits: input.limits }),
+        system: buildSystemPrompt({ networkName: `${deps.network.label} (${deps.network.caip2})`, payer, limits: input.limits }),
         messages,
         allowSystemInMessages: true,
         tools: {
           discover_services: createDiscoverServicesTool(run),
           call_paid_service: createCallPaidServiceTool(run),
+          [CALL_PAID_MCP_TOOL]: createCallPaidMcpToolTool(run),
         },
         stopWhen: [stepCountIs(deps.settings.maxSteps), () => run.pendingApproval !== undefined],
         prepareStep: () => {

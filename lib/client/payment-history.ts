@@ -16,6 +16,9 @@ const PaymentView = z.object({
   resource: z.string().nullable(),
   method: z.string().nullable(),
   amount: z.string().nullable(),
+  /** A metered (`upto`) payment's signed ceiling; `amount` is what it settled once it did. */
+  ceiling: z.string().nullable().optional(),
+  settlementFlag: z.string().nullable().optional(),
   asset: z.string().nullable(),
   network: z.string().nullable(),
   payTo: z.string().nullable(),

@@ -9,6 +9,10 @@ import { createLocalStore, useLocalStore } from "./local-store";
 export const Receipt = z.object({
   paymentId: z.string(),
   amount: z.string(),
+  /** A metered (`upto`) payment's signed ceiling; `amount` is what it settled. */
+  ceiling: z.string().optional(),
+  /** Set when a metered payment settled more than the service's own metering says. */
+  settlementFlag: z.string().optional(),
   service: z.string(),
   resource: z.string().optional(),
   txHash: z.string(),

@@ -9,6 +9,7 @@ import type { SpendingLimitsInput } from "@/lib/limits/spending-limits-input";
 import { describeAppliedLimits } from "./applied-limits";
 import { decodeStream, type ApprovalRequest, type SignInRequest } from "@/lib/stream";
 import { encodePaymentSignatureHeader, PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "@/lib/x402/payment-signature-header";
+import { approvalSigner } from "@/lib/x402/approval-typed-data";
 import { buildMessages } from "./chat-history";
 import { encodeSignInWithXHeader, SIGN_IN_WITH_X_HEADER } from "./sign-in-header";
 import { chatReducer, INITIAL_CHAT_STATE } from "./chat-state";
@@ -76,6 +77,8 @@ export function useChat() {
         addReceipt({
           paymentId: view.id,
           amount,
+          ...(view.details.ceiling ? { ceiling: view.details.ceiling } : {}),
+          ...(view.details.settlementFlag ? { settlementFlag: view.details.settlementFlag } : {}),
           service: serviceNameOf(view),
           resource: view.details.resource ?? view.approval?.resource,
           txHash,
@@ -193,7 +196,7 @@ export function useChat() {
   /** With the wallet's sign-in-with-x signature instead of a payment (it paid for this before). */
   const sendSignIn = useCallback(
     (turnId: string, paymentId: string, approval: ApprovalRequest, signIn: SignInRequest, signature: `0x${string}`) =>
-      resendApproved(turnId, paymentId, { [SIGN_IN_WITH_X_HEADER]: encodeSignInWithXHeader(signIn, approval, approval.typedData.message.from as `0x${string}`, signature) }),
+      resendApproved(turnId, paymentId, { [SIGN_IN_WITH_X_HEADER]: encodeSignInWithXHeader(signIn, approval, approvalSigner(approval) ?? "0x", signature) }),
     [resendApproved],
   );
 

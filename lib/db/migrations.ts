@@ -12,6 +12,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from "kysely
 import { databaseClockMigration } from "./database-clock-migration";
 import { pooledBudgetMigration } from "./pooled-budget-migration";
 import { paymentsByRequestMigration } from "./payments-by-request-migration";
+import { uptoSettlementMigration } from "./upto-settlement-migration";
 
 const migrations: Record<string, Migration> = {
   "0001_payment_journal": {
@@ -246,5 +247,5 @@ const migrations: Record<string, Migration> = {
 };
 
 export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration, "0010_payments_by_request": paymentsByRequestMigration }),
+  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration, "0010_payments_by_request": paymentsByRequestMigration, "0011_upto_settlement": uptoSettlementMigration }),
 };

@@ -28,6 +28,12 @@ export type PaymentsTable = {
   reason: string | null;
   message: string | null;
   tx_hash: string | null;
+  /** 'upto' for a metered payment, NULL for exact (migration 0011). */
+  scheme: string | null;
+  /** A metered payment's signed ceiling; `amount` is what it settled once it did (migration 0011). */
+  ceiling: Numeric | null;
+  /** 'over-settled' when a metered payment took more than the service's metering says (migration 0011). */
+  settlement_flag: string | null;
   /** The signed receipt and its verdict, jsonb (migration 0005, lib/journal/recorded-receipt.ts). */
   receipt: ColumnType<unknown, string | null, string | null> | null;
   created_at: Millis;

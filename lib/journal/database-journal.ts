@@ -15,6 +15,7 @@ import { FINAL_STATUSES, type HistoryQuery, type JournalEntry, type JournalEvent
 const STEP_ARGUMENTS = [
   "id", "status", "payer", "payer_kind", "payer_kind_given", "nonce", "request_key", "conversation_id", "service", "resource",
   "method", "amount", "asset", "network", "pay_to", "valid_after", "valid_before", "reason", "message", "tx_hash", "receipt", "at", "details",
+  "scheme", "ceiling", "settlement_flag",
 ] as const;
 type StepArgument = (typeof STEP_ARGUMENTS)[number];
 const RECORD_STEP = `SELECT record_payment_step(${STEP_ARGUMENTS.map((name, index) => `p_${name} => $${index + 1}`).join(", ")})`;
@@ -54,6 +55,9 @@ export class DatabaseJournal implements PaymentJournal {
       message: entry.message ?? null,
       tx_hash: entry.txHash ?? null,
       receipt: entry.receipt ? JSON.stringify(entry.receipt) : null,
+      scheme: entry.scheme ?? null,
+      ceiling: entry.ceiling?.toString() ?? null,
+      settlement_flag: entry.settlementFlag ?? null,
       at,
       details: JSON.stringify(details, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
     };
@@ -142,6 +146,9 @@ function toRecord(row: Selectable<PaymentsTable>): PaymentRecord {
     message: optional(row.message),
     txHash: optional(row.tx_hash),
     receipt: row.receipt === null || row.receipt === undefined ? undefined : readRecordedReceipt(row.receipt),
+    ...(row.scheme === "upto" ? { scheme: "upto" as const } : {}),
+    ...(row.ceiling === null || row.ceiling === undefined ? {} : { ceiling: BigInt(row.ceiling) }),
+    ...(row.settlement_flag === "over-settled" ? { settlementFlag: "over-settled" as const } : {}),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };

@@ -3,7 +3,7 @@
  * (the audit trail) plus one current-state row per payment (what the history shows and the
  * reconciler works from). Written before the next step of a payment begins.
  */
-import type { PaymentFailureReason, PaymentStatus } from "../stream";
+import type { PaymentFailureReason, PaymentStatus, SettlementFlag } from "../stream";
 import type { RecordedReceipt } from "./recorded-receipt";
 
 /** One step of a payment; fields absent from a later step keep their earlier value. */
@@ -20,8 +20,14 @@ export type JournalEntry = {
   service?: string;
   resource?: string;
   method?: string;
-  /** Base units. */
+  /** Base units: the price; for a metered payment its ceiling until it settles, then what it settled. */
   amount?: bigint;
+  /** `upto` for a metered payment (Permit2 permit for a ceiling); absent for `exact` (EIP-3009). */
+  scheme?: "upto";
+  /** A metered payment's signed ceiling, base units (migration 0011). */
+  ceiling?: bigint;
+  /** A metered payment that settled more than the service's own metering says. */
+  settlementFlag?: SettlementFlag;
   asset?: string;
   network?: string;
   payTo?: string;

@@ -121,6 +121,8 @@ describe("GET /api/payments: access", () => {
       resource: "http://127.0.0.1:4021/weather?city=Lisbon",
       method: "GET",
       amount: "0.05",
+      ceiling: null,
+      settlementFlag: null,
       asset: offlineNetwork.usdc,
       network: "eip155:31337",
       payTo: OTHER,

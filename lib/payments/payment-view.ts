@@ -15,8 +15,12 @@ export type PaymentView = {
   service: string | null;
   resource: string | null;
   method: string | null;
-  /** Decimal USDC. */
+  /** Decimal USDC: the price; for a metered (`upto`) payment its ceiling until settled, then what it settled. */
   amount: string | null;
+  /** Decimal USDC: a metered payment's signed ceiling; null for an exact price. */
+  ceiling: string | null;
+  /** "over-settled" when a metered payment took more than the service's own metering says. */
+  settlementFlag: string | null;
   asset: string | null;
   network: string | null;
   payTo: string | null;
@@ -38,6 +42,8 @@ export const PAYMENT_VIEW_FIELDS = [
   "resource",
   "method",
   "amount",
+  "ceiling",
+  "settlementFlag",
   "asset",
   "network",
   "payTo",
@@ -59,6 +65,8 @@ export function toPaymentView(record: PaymentRecord, network: Pick<NetworkConfig
     resource: record.resource ?? null,
     method: record.method ?? null,
     amount: record.amount === undefined ? null : formatUsdc(record.amount),
+    ceiling: record.ceiling === undefined ? null : formatUsdc(record.ceiling),
+    settlementFlag: record.settlementFlag ?? null,
     asset: record.asset ?? null,
     network: record.network ?? null,
     payTo: record.payTo ?? null,

@@ -13,6 +13,7 @@ import {
   DAILY_WINDOW_MS,
   RESERVATION_TTL_MS,
   type ClockOptions,
+  type CommitOptions,
   type CommitResult,
   type DailySpending,
   type ReleaseResult,
@@ -21,7 +22,7 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
+import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, exceedsReservation, normalizePayer } from "./store-input";
 import { resolveNow } from "../clock";
 
 export class DatabaseLedger implements SpendingLedger {
@@ -51,22 +52,26 @@ export class DatabaseLedger implements SpendingLedger {
     return { ok: true };
   }
 
-  async commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult> {
+  async commit(reservationId: string, options: CommitOptions): Promise<CommitResult> {
     checkReservationId(reservationId);
     const txHash = checkTxHash(options.txHash);
+    const settled = options.amount === undefined ? undefined : checkAmount(options.amount, "amount").toString();
     // The row lock of the UPDATE decides between concurrent commits: the loser re-reads the
     // row, no longer finds it reserved, and reports what the winner recorded. The commit time
-    // is the database's, like every time the reservation check compares.
-    const committed = await this.db
+    // is the database's, like every time the reservation check compares. A metered payment
+    // commits what it settled, never more than it reserved: the row's amount shrinks in the
+    // same statement that commits it, so the difference is free the moment the commit is.
+    let update = this.db
       .updateTable("budget_reservations")
-      .set({ state: "committed", tx_hash: txHash, committed_at: databaseNow(options.now) })
+      .set({ state: "committed", tx_hash: txHash, committed_at: databaseNow(options.now), ...(settled === undefined ? {} : { amount: settled }) })
       .where("reservation_id", "=", reservationId)
-      .where("state", "=", "reserved")
-      .returning(["amount", "committed_at"])
-      .executeTakeFirst();
+      .where("state", "=", "reserved");
+    if (settled !== undefined) update = update.where("amount", ">=", settled);
+    const committed = await update.returning(["amount", "committed_at"]).executeTakeFirst();
     if (committed) return { status: "committed", entry: { reservationId, amount: BigInt(committed.amount), txHash, at: Number(committed.committed_at) } };
     const row = await this.db.selectFrom("budget_reservations").selectAll().where("reservation_id", "=", reservationId).executeTakeFirst();
     if (!row) return { status: "not-found" };
+    if (row.state === "reserved") throw new RangeError(exceedsReservation(reservationId));
     return { status: "already-committed", entry: { reservationId, amount: BigInt(row.amount), txHash: row.tx_hash ?? "", at: Number(row.committed_at) } };
   }
 

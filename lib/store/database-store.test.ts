@@ -59,6 +59,31 @@ function describeJournal(name: string, open: () => Promise<ReturnType<typeof laz
         await database.close();
       }
     });
+
+    it("keeps a metered payment's scheme and ceiling from its quote, and its settled amount and flag from its settlement", async () => {
+      const database = await open();
+      const { journal } = createDatabaseStore(database);
+      try {
+        await journal.record({ id: "pay_u", status: "quoted", at: 1_000, payer: PAYER, payerKind: "agent", nonce: `0x${"4".repeat(64)}`, validBefore: 2_000n, amount: 50_000n, scheme: "upto", ceiling: 50_000n });
+        expect(await journal.get("pay_u")).toMatchObject({ scheme: "upto", ceiling: 50_000n, amount: 50_000n });
+        await journal.record({ id: "pay_u", status: "confirmed", at: 1_001, txHash: `0x${"ab".repeat(32)}`, amount: 20_000n, settlementFlag: "over-settled" });
+        expect(await journal.get("pay_u")).toMatchObject({ status: "confirmed", scheme: "upto", ceiling: 50_000n, amount: 20_000n, settlementFlag: "over-settled" });
+        expect((await journal.events("pay_u")).at(-1)?.details).toMatchObject({ amount: "20000", settlementFlag: "over-settled" });
+        // An exact payment has none of the three.
+        await journal.record({ id: "pay_e", status: "quoted", at: 1_002, payer: PAYER, payerKind: "agent", amount: 15_000n });
+        const exact = await journal.get("pay_e");
+        expect([exact?.scheme, exact?.ceiling, exact?.settlementFlag]).toEqual([undefined, undefined, undefined]);
+        // The previous release's call (without the three) still records a step.
+        const { db } = await database.open();
+        await sql`SELECT record_payment_step(p_id => 'pay_old', p_status => 'quoted', p_payer => ${PAYER.toLowerCase()}, p_payer_kind => 'agent', p_payer_kind_given => true,
+          p_nonce => NULL, p_request_key => NULL, p_conversation_id => NULL, p_service => NULL, p_resource => NULL, p_method => NULL, p_amount => 1,
+          p_asset => NULL, p_network => NULL, p_pay_to => NULL, p_valid_after => NULL, p_valid_before => NULL, p_reason => NULL, p_message => NULL,
+          p_tx_hash => NULL, p_receipt => NULL, p_at => 1, p_details => '{}'::jsonb)`.execute(db);
+        expect(await journal.get("pay_old")).toMatchObject({ status: "quoted", amount: 1n });
+      } finally {
+        await database.close();
+      }
+    });
   });
 }
 

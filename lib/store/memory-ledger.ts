@@ -7,6 +7,7 @@ import {
   DAILY_WINDOW_MS,
   RESERVATION_TTL_MS,
   type ClockOptions,
+  type CommitOptions,
   type CommitResult,
   type DailySpending,
   type ReleaseResult,
@@ -15,7 +16,7 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, normalizePayer } from "./store-input";
+import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, exceedsReservation, normalizePayer } from "./store-input";
 import { resolveNow } from "../clock";
 
 type Reservation = (
@@ -85,19 +86,21 @@ export class MemoryLedger implements SpendingLedger {
     return { ok: true };
   }
 
-  async commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult> {
+  async commit(reservationId: string, options: CommitOptions): Promise<CommitResult> {
     checkReservationId(reservationId);
     const txHash = checkTxHash(options.txHash);
+    const settledAmount = options.amount === undefined ? undefined : checkAmount(options.amount, "amount");
     const now = resolveNow(options.now);
     const reservation = this.reservations.get(reservationId);
     if (!reservation) return { status: "not-found" };
     if (reservation.state === "committed") {
       return { status: "already-committed", entry: toEntry(reservationId, reservation) };
     }
+    if (settledAmount !== undefined && settledAmount > reservation.amount) throw new RangeError(exceedsReservation(reservationId));
     const committed: Reservation = {
       state: "committed",
       payer: reservation.payer,
-      amount: reservation.amount,
+      amount: settledAmount ?? reservation.amount,
       txHash,
       at: now,
       ...(reservation.scope ? { scope: reservation.scope } : {}),

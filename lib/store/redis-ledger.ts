@@ -11,6 +11,7 @@ import {
   DAILY_WINDOW_MS,
   RESERVATION_TTL_MS,
   type ClockOptions,
+  type CommitOptions,
   type CommitResult,
   type DailySpending,
   type ReleaseResult,
@@ -19,7 +20,7 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkTxHash, normalizePayer } from "./store-input";
+import { checkAmount, checkReservationId, checkTxHash, exceedsReservation, normalizePayer } from "./store-input";
 import { resolveNow } from "../clock";
 
 /**
@@ -38,6 +39,7 @@ const ReserveReply = z.union([
 ]);
 const CommitReply = z.union([
   z.tuple([z.literal("not-found")]),
+  z.tuple([z.literal("exceeds")]),
   z.tuple([z.enum(["committed", "already-committed"]), BaseUnits, z.string(), EpochMs]),
 ]);
 const ReleaseReply = z.enum(["released", "not-found", "already-committed"]);
@@ -92,9 +94,10 @@ export class RedisLedger implements SpendingLedger {
     }
   }
 
-  async commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult> {
+  async commit(reservationId: string, options: CommitOptions): Promise<CommitResult> {
     checkReservationId(reservationId);
     const txHash = checkTxHash(options.txHash);
+    const settled = options.amount === undefined ? "" : checkAmount(options.amount, "amount").toString();
     const now = testClock(options.now);
     const payer = await this.payerOf(reservationId);
     if (!payer) return { status: "not-found" };
@@ -104,9 +107,11 @@ export class RedisLedger implements SpendingLedger {
         txHash,
         now,
         String(KEY_TTL_MS),
+        settled,
       ]),
     );
     if (reply[0] === "not-found") return { status: "not-found" };
+    if (reply[0] === "exceeds") throw new RangeError(exceedsReservation(reservationId));
     const [status, amount, storedTxHash, at] = reply;
     return { status, entry: { reservationId, amount, txHash: storedTxHash, at } };
   }

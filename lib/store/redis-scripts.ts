@@ -103,13 +103,20 @@ for index = 2, 4 do redis.call("PEXPIRE", KEYS[index], keyTtl) end
 return {"ok"}
 `;
 
-/** ARGV: id, txHash, at (empty: Redis's clock), keyTtlMs. */
+/**
+ * ARGV: id, txHash, at (empty: Redis's clock), keyTtlMs, settled amount (empty: the reserved
+ * amount). A settled amount above the reserved one changes nothing and answers {"exceeds"}.
+ */
 const COMMIT = `${DECIMALS}
-local id, txHash, at, keyTtl = ARGV[1], ARGV[2], string.format("%d", clockOr(ARGV[3])), ARGV[4]
+local id, txHash, at, keyTtl, settled = ARGV[1], ARGV[2], string.format("%d", clockOr(ARGV[3])), ARGV[4], ARGV[5]
 local existing = redis.call("HGET", KEYS[4], id)
 if not existing then return {"not-found"} end
 local entry = cjson.decode(existing)
 if entry.state == "committed" then return {"already-committed", entry.amount, entry.txHash, entry.at} end
+if settled ~= nil and settled ~= "" then
+  if compare(settled, entry.amount) > 0 then return {"exceeds"} end
+  entry.amount = strip(settled)
+end
 entry.state, entry.txHash, entry.at = "committed", txHash, at
 redis.call("HSET", KEYS[4], id, cjson.encode(entry))
 redis.call("ZREM", KEYS[2], id)

@@ -58,6 +58,14 @@ export function checkAmount(amount: bigint, name: string): bigint {
   return amount;
 }
 
+/**
+ * A commit above what was reserved: the budget was checked for the reservation only, so the
+ * commit is refused and the reservation keeps holding its amount.
+ */
+export function exceedsReservation(reservationId: string): string {
+  return `amount: reservation ${reservationId} cannot be committed above the amount it reserved`;
+}
+
 /** @example checkPositiveInteger(60, "ttlSeconds"); */
 export function checkPositiveInteger(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be an integer >= 1`);

@@ -73,10 +73,24 @@ export type ReleaseResult = { status: "released" | "not-found" | "already-commit
 
 export type DailySpending = { settled: bigint; reserved: bigint };
 
+/** How a reservation becomes spending: the settlement's hash and, for a metered payment, what it cost. */
+export type CommitOptions = {
+  txHash: string;
+  /**
+   * Base units actually settled, at most the reserved amount: a payment whose signature allows
+   * up to a ceiling (x402 `upto`) reserves the ceiling and commits what the chain shows it
+   * moved; the rest of the reservation is freed in the same atomic step. Absent: the reserved
+   * amount. More than the reserved amount is a bug (RangeError) and changes nothing.
+   */
+  amount?: bigint;
+  now?: number;
+};
+
 /**
  * The daily budget per payer. Flow for one payment: `reserve` before anything is signed;
  * then `commit` once the payment settled (or may have: a pending settlement is committed too),
- * or `release` only when it is certain nothing was spent.
+ * at its settled amount when that is less than reserved, or `release` only when it is certain
+ * nothing was spent.
  */
 export interface SpendingLedger {
   /**
@@ -86,8 +100,13 @@ export interface SpendingLedger {
    * exist; nothing has been signed, so the caller may `release` it.
    */
   reserve(input: ReserveInput): Promise<ReserveResult>;
-  /** Turns a reservation into settled spending timestamped `now`. Idempotent. */
-  commit(reservationId: string, options: { txHash: string; now?: number }): Promise<CommitResult>;
+  /**
+   * Turns a reservation into settled spending timestamped `now`, at `amount` when given (the
+   * rest is freed at once). Idempotent: a repeat returns the first commit, whatever it passes.
+   * After a commit at a smaller amount the reservation holds that amount, so repeating its
+   * `reserve` with the original amount is refused as a different amount.
+   */
+  commit(reservationId: string, options: CommitOptions): Promise<CommitResult>;
   /** Drops a reservation. Idempotent; a no-op after commit. */
   release(reservationId: string): Promise<ReleaseResult>;
   /** Settled spending in the rolling window ending at `now`, and outstanding reservations. */

@@ -6,10 +6,14 @@
 import { z } from "zod";
 import { PaymentReceipt } from "./payment-receipt";
 import { AgentConfirmation } from "./agent-confirmation";
+import { DeliveredResult } from "./delivered-result";
 import { AccessKind, SignInRequest } from "./sign-in-request";
 import { Address, hexString, RequestContentType, TxHash, UsdcDecimal } from "./wire-primitives";
+import { Permit2WitnessTypedData } from "./permit2-typed-data";
+import { EchoedExtensions, EchoedResourceInfo } from "../x402/extension-echo-bounds";
 
 export { AgentConfirmation } from "./agent-confirmation";
+export { Permit2WitnessTypedData } from "./permit2-typed-data";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -59,6 +63,15 @@ export type PaymentFailureReason = z.infer<typeof PaymentFailureReason>;
 
 export { Address, TxHash, UsdcDecimal } from "./wire-primitives";
 
+/**
+ * A metered (`upto`) payment that settled more than the service's own account of its use
+ * justifies (units used × the unit price it quoted, what it said it charged, or what its
+ * settlement reported): flagged to the person and in the journal. Never more than the signed
+ * ceiling, which the chain enforces.
+ */
+export const SettlementFlag = z.enum(["over-settled"]);
+export type SettlementFlag = z.infer<typeof SettlementFlag>;
+
 /** One service found by discovery, as shown to people and to the model. */
 export const DiscoveredService = z.object({
   name: z.string(),
@@ -69,6 +82,8 @@ export const DiscoveredService = z.object({
   x402Version: z.number().int().optional(),
   /** How to call it, from what the service declared (method, parameters, body), in one line. */
   usage: z.string().max(800).optional(),
+  /** Set when the listing is an MCP tool: its name; `resource` is then its MCP server's endpoint. */
+  mcpTool: z.string().max(128).optional(),
 });
 export type DiscoveredService = z.infer<typeof DiscoveredService>;
 
@@ -112,14 +127,40 @@ export const ApprovalRequest = z.object({
   /** Unix seconds after which the quote (and any signature over it) is void. */
   expiresAt: z.number().int(),
   x402Version: z.number().int(),
-  scheme: z.literal("exact"),
+  /**
+   * `exact`: `amount` is the price, and `typedData` an EIP-3009 authorization for it. `upto`
+   * (metered): `amount` is the ceiling, `typedData` a Permit2 witness permit for it, and the
+   * service settles what it used, at most that (docs/decisions.md, "Metered payments: upto").
+   */
+  scheme: z.enum(["exact", "upto"]),
   /** The payment requirements exactly as the service sent them; echoed back when paying. */
   requirements: z.record(z.string(), z.unknown()),
-  typedData: TransferAuthorizationTypedData,
+  typedData: z.union([TransferAuthorizationTypedData, Permit2WitnessTypedData]),
+  /** The wallet that must sign (a Permit2 permit names no owner in its typed data). */
+  payer: Address.optional(),
+  /** `upto`: the ceiling signed (the same as `amount`). */
+  ceiling: UsdcDecimal.optional(),
+  /** `upto`, when the 402 declared its metering: the price of one unit, and what a unit is. */
+  metering: z.object({ unitPrice: UsdcDecimal, unit: z.string().max(64).optional() }).optional(),
+  /**
+   * `upto`, when the wallet has not yet let Permit2 move this token (or not enough): the one-time
+   * ERC-20 `approve(spender, …)` on `token` the wallet must send before its permit can settle.
+   */
+  permit2Approval: z.object({ spender: Address, token: Address }).optional(),
   /** The exact body the paid request will send (the signature covers it); echoed back when paying. */
   body: z.string().max(MAX_APPROVAL_BODY_CHARS).optional(),
   /** How `body` is sent (JSON, form or text), covered by the signature too; only with a body. */
   contentType: RequestContentType.optional(),
+  /**
+   * The 402's extensions the payment echoes to the service (bazaar, payment-identifier, …), frozen
+   * with the quote and covered by its nonce; echoed back unchanged when paying. Bounded as every echo is.
+   */
+  extensions: EchoedExtensions.optional(),
+  /**
+   * The 402's `resource` description and MIME type (v2), echoed in the payment beside its URL as
+   * the official client echoes them; covered by the nonce and sent back unchanged like the rest.
+   */
+  resourceInfo: EchoedResourceInfo.optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 
@@ -132,6 +173,13 @@ export const PaymentEvent = z.object({
   service: z.string().optional(),
   resource: z.string().optional(),
   amount: UsdcDecimal.optional(),
+  /**
+   * A metered (`upto`) payment: the most its signature allows. `amount` is this ceiling until
+   * the chain shows what was settled, and the settled amount from then on.
+   */
+  ceiling: UsdcDecimal.optional(),
+  /** Set on the settlement of a metered payment that took more than the service's metering says. */
+  settlementFlag: SettlementFlag.optional(),
   asset: Address.optional(),
   network: z.string().optional(),
   payTo: Address.optional(),
@@ -141,6 +189,11 @@ export const PaymentEvent = z.object({
   txHash: TxHash.optional(),
   explorerUrl: z.string().optional(),
   message: z.string().optional(),
+  /**
+   * On `pending`: unix seconds at which the signed authorization (its `validBefore`) stops being
+   * usable. Until then a service holding it may still settle it; after it, nothing can be spent.
+   */
+  expiresAt: z.number().int().nonnegative().optional(),
   reason: PaymentFailureReason.optional(),
   services: z.array(DiscoveredService).optional(),
   approval: ApprovalRequest.optional(),
@@ -152,6 +205,11 @@ export const PaymentEvent = z.object({
   receipt: PaymentReceipt.optional(),
   /** Instead of an approval: the agent wallet waits for the person's go-ahead (see AgentConfirmation). */
   confirmation: AgentConfirmation.optional(),
+  /**
+   * On `delivered`: the service's answer for the page's result card, bounded (see
+   * delivered-result.ts). One over the bounds is dropped, never the event that carries it.
+   */
+  result: DeliveredResult.optional().catch(undefined),
 });
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
 
@@ -169,6 +227,9 @@ export const PaymentSummary = z.object({
   service: z.string().optional(),
   resource: z.string().optional(),
   amount: UsdcDecimal.optional(),
+  /** A metered (`upto`) payment's signed ceiling; `amount` is then what was settled once it was. */
+  ceiling: UsdcDecimal.optional(),
+  settlementFlag: SettlementFlag.optional(),
   payTo: Address.optional(),
   network: z.string().optional(),
   txHash: TxHash.nullable(),

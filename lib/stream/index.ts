@@ -4,6 +4,7 @@
  */
 export * from "./events";
 export * from "./payment-receipt";
+export * from "./delivered-result";
 export * from "./sign-in-request";
 export * from "./framing";
 export { encodeEvent, encodeKeepAlive, encodeLine } from "./encode-event";

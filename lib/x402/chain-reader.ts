@@ -1,11 +1,13 @@
 import "server-only";
 /**
- * What the agent reads from the chain: USDC balances, whether an EIP-3009 authorization was
- * used, and the transaction that used it (to reconcile a settlement the service did not
- * report).
+ * What the agent reads from the chain: USDC balances, whether an EIP-3009 authorization or an
+ * `upto` Permit2 permit was used, and the transaction that used it (to reconcile a settlement
+ * the service did not report), with the amount a permit actually moved.
  */
 import { fetch as undiciFetch } from "undici";
 import { createPublicClient, decodeEventLog, erc20Abi, http, parseAbiItem, type PublicClient } from "viem";
+import { readPermitSettlement, type PermitRef, type PermitSettlement } from "./permit2-settlement";
+import { PERMIT2, permit2NonceBit } from "./upto-permit2";
 
 const authorizationStateAbi = [
   {
@@ -21,6 +23,15 @@ const authorizationStateAbi = [
 ] as const;
 
 const authorizationUsedEvent = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+const nonceBitmapAbi = [parseAbiItem("function nonceBitmap(address owner, uint256 word) view returns (uint256)")] as const;
+const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+
+/** Authorizations live minutes, so a recent window of blocks is enough to find their use. */
+const RECENT_BLOCKS = 5_000n;
+/** At most this many of the payer's recent transfers to the payee are opened to find a permit's. */
+const MAX_CANDIDATES = 20;
+
+export type { PermitRef, PermitSettlement } from "./permit2-settlement";
 
 export type ChainReader = {
   balanceOf(owner: `0x${string}`): Promise<bigint>;
@@ -37,6 +48,22 @@ export type ChainReader = {
    * contract checks `validBefore` against, whatever any instance's clock says.
    */
   latestBlockTime(): Promise<bigint>;
+  /**
+   * What the owner lets Permit2 move of our token: an upto permit can be settled only up to
+   * this (the one-time approve every Permit2 payer makes first).
+   */
+  permit2Allowance(owner: `0x${string}`): Promise<bigint>;
+  /** Whether Permit2's nonce bitmap marks the owner's unordered nonce used (a permit over it was settled). */
+  isPermit2NonceUsed(owner: `0x${string}`, nonce: bigint): Promise<boolean>;
+  /**
+   * What a mined transaction settled of this upto permit: the amount it moved from the payer
+   * to the payee; false when it is not a successful settlement of this permit; undefined while
+   * no receipt exists. A service's word that it settled, and what it says it charged, are
+   * believed only after this.
+   */
+  permitSettlementIn(hash: `0x${string}`, permit: PermitRef): Promise<PermitSettlement | false | undefined>;
+  /** The settlement of this permit among the recent transfers from payer to payee, if one can be found. */
+  findPermitSettlement(permit: PermitRef): Promise<(PermitSettlement & { txHash: `0x${string}` }) | undefined>;
 };
 
 export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`; timeoutMs?: number }): ChainReader {
@@ -46,6 +73,16 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
     // CPU per call in a profile of the server under load.
     transport: http(options.rpcUrl, { timeout: options.timeoutMs ?? 5_000, retryCount: 1, fetchFn: undiciFetch as typeof fetch }),
   });
+  async function permitSettlementIn(hash: `0x${string}`, permit: PermitRef): Promise<PermitSettlement | false | undefined> {
+    let receipt;
+    try {
+      receipt = await client.getTransactionReceipt({ hash });
+    } catch {
+      return undefined;
+    }
+    const transaction = await client.getTransaction({ hash });
+    return readPermitSettlement({ receipt, transaction, usdc: options.usdc, permit });
+  }
   return {
     balanceOf: (owner) =>
       client.readContract({ address: options.usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
@@ -59,8 +96,7 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
     latestBlockTime: async () => (await client.getBlock({ blockTag: "latest" })).timestamp,
     async findAuthorizationTransaction(authorizer, nonce) {
       const latest = await client.getBlockNumber();
-      // Authorizations live minutes, so a recent window of blocks is enough.
-      const fromBlock = latest > 5_000n ? latest - 5_000n : 0n;
+      const fromBlock = latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n;
       const logs = await client.getLogs({
         address: options.usdc,
         event: authorizationUsedEvent,
@@ -69,6 +105,26 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
         toBlock: latest,
       });
       return logs.at(-1)?.transactionHash ?? undefined;
+    },
+    permit2Allowance: (owner) => client.readContract({ address: options.usdc, abi: erc20Abi, functionName: "allowance", args: [owner, PERMIT2] }),
+    async isPermit2NonceUsed(owner, nonce) {
+      const { word, bit } = permit2NonceBit(nonce);
+      const bitmap = await client.readContract({ address: PERMIT2, abi: nonceBitmapAbi, functionName: "nonceBitmap", args: [owner, word] });
+      return (bitmap & bit) !== 0n;
+    },
+    permitSettlementIn,
+    async findPermitSettlement(permit) {
+      const latest = await client.getBlockNumber();
+      const fromBlock = latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n;
+      // Permit2 logs no event with the nonce: the settlement is among the payer's transfers to
+      // the payee, and its calldata names the nonce. Newest first, a bounded number of them.
+      const logs = await client.getLogs({ address: options.usdc, event: transferEvent, args: { from: permit.payer, to: permit.payTo }, fromBlock, toBlock: latest });
+      const hashes = [...new Set(logs.map((log) => log.transactionHash).filter((hash): hash is `0x${string}` => Boolean(hash)).reverse())].slice(0, MAX_CANDIDATES);
+      for (const hash of hashes) {
+        const settlement = await permitSettlementIn(hash, permit);
+        if (settlement) return { ...settlement, txHash: hash };
+      }
+      return undefined;
     },
     async transactionUsedAuthorization(hash, authorizer, nonce) {
       let receipt;

@@ -1,7 +1,8 @@
 /**
  * Reads a service's 402 answer (x402 v1 body or v2 `PAYMENT-REQUIRED` header) and picks the
- * option this deployment can pay: scheme `exact` by EIP-3009, our network, our USDC. The service's
- * words are data: nothing here trusts a field it has not validated.
+ * option this deployment can pay: scheme `exact` by EIP-3009, or (where the payer can sign it)
+ * `upto` by Permit2, on our network, in our USDC. The service's words are data: nothing here
+ * trusts a field it has not validated.
  */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { getAddress } from "viem";
@@ -20,6 +21,33 @@ const domainExtra = z.looseObject({
   name: z.string().min(1).max(64),
   version: z.string().min(1).max(16),
   assetTransferMethod: z.literal("eip3009").optional(),
+});
+
+/**
+ * An `upto` option's extra (x402 v2, EVM): the token's EIP-712 domain, Permit2 as the only
+ * transfer method, and the facilitator whose account alone may settle the permit (it is signed
+ * into the witness). A service may describe its metering there too (what a unit is and its
+ * price in base units); when it does, the agent holds the settlement to it.
+ */
+const uptoExtra = z.looseObject({
+  name: z.string().min(1).max(64),
+  version: z.string().min(1).max(16),
+  assetTransferMethod: z.literal("permit2").optional(),
+  facilitatorAddress: address,
+  metering: z
+    .looseObject({ unit: z.string().max(64).optional(), unitPrice: baseUnits })
+    .optional()
+    .catch(undefined),
+});
+
+const UptoRequirementV2 = z.looseObject({
+  scheme: z.literal("upto"),
+  network: z.string(),
+  amount: baseUnits,
+  asset: address,
+  payTo: address,
+  maxTimeoutSeconds: z.number().int().positive().max(86_400),
+  extra: uptoExtra,
 });
 
 const RequirementV2 = z.looseObject({
@@ -76,6 +104,25 @@ export type PayableRequirement = {
   network: string;
   maxTimeoutSeconds: number;
   domain: { name: string; version: string };
+  /**
+   * Present for an `upto` option: `amount` is then the ceiling the payer signs, and the service
+   * settles what it used, at most that. `unitPrice` is the price per unit the 402 declared.
+   */
+  upto?: { facilitator: `0x${string}`; unitPrice?: bigint };
+};
+
+/** The schemes this code can pay: `exact` (EIP-3009) and `upto` (Permit2, x402 v2). */
+export type PaymentScheme = "exact" | "upto";
+
+export type SelectionOptions = {
+  /** The schemes the payer can sign; `exact` alone unless named. */
+  schemes?: readonly PaymentScheme[];
+  /**
+   * Whether an amount is within the payer's limits. With both schemes offered, `exact` is taken
+   * when its price fits, else `upto` when its ceiling fits (docs/decisions.md, "Metered
+   * payments: upto").
+   */
+  fits?: (amount: bigint) => boolean;
 };
 
 /**
@@ -102,13 +149,21 @@ export type SelectionResult =
   | { ok: true; option: PayableRequirement }
   | { ok: false; reason: string };
 
-/** Picks the cheapest option we can pay: exact scheme, our network, our USDC. */
-export function selectPayableRequirement(paymentRequired: PaymentRequired, network: PayableNetwork): SelectionResult {
+/**
+ * Picks the option we pay: on our network, in our USDC, of a scheme the payer can sign; the
+ * cheapest of a scheme. Between schemes: `exact` (a known price) when it fits the limits, else
+ * `upto` when its ceiling fits, and `upto` as well when its ceiling is below the exact price
+ * (its worst case is then cheaper than the certain price). Nothing fitting: the cheapest exact
+ * (else upto) option, for the limit check to refuse by name.
+ */
+export function selectPayableRequirement(paymentRequired: PaymentRequired, network: PayableNetwork, selection: SelectionOptions = {}): SelectionResult {
+  const schemes = selection.schemes ?? ["exact"];
   const options: PayableRequirement[] = [];
   for (const raw of paymentRequired.accepts) {
     const option = toPayable(paymentRequired.x402Version, raw);
     if (!option) continue;
-    if (option.requirements.scheme !== "exact") continue;
+    const scheme = option.upto ? "upto" : option.requirements.scheme === "exact" ? "exact" : undefined;
+    if (!scheme || !schemes.includes(scheme)) continue;
     if (!network.networkNames.includes(option.network)) continue;
     if (option.asset.toLowerCase() !== network.usdc.toLowerCase()) continue;
     options.push(option);
@@ -123,12 +178,20 @@ export function selectPayableRequirement(paymentRequired: PaymentRequired, netwo
     return { ok: false, reason: `the service accepts no payment this deployment can make (offered: ${offered || "nothing"}${more})` };
   }
   options.sort((left, right) => (left.amount < right.amount ? -1 : left.amount > right.amount ? 1 : 0));
-  return { ok: true, option: options[0] as PayableRequirement };
+  const exact = options.find((option) => !option.upto);
+  const upto = options.find((option) => option.upto);
+  const fits = selection.fits ?? (() => true);
+  if (exact && upto) {
+    if (fits(exact.amount) && exact.amount <= upto.amount) return { ok: true, option: exact };
+    if (fits(upto.amount)) return { ok: true, option: upto };
+  }
+  return { ok: true, option: (exact ?? upto) as PayableRequirement };
 }
 
 function toPayable(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined {
   // The object is signed over (canonical JSON in the nonce) and echoed back: bound it first.
   if (!withinJsonLimits(raw)) return undefined;
+  if (raw.scheme === "upto") return version === 2 ? toPayableUpto(raw) : undefined;
   // v2 names the price `amount`, v1 `maxAmountRequired` (mapped to `amount` by its schema).
   const parsed = version === 2 ? RequirementV2.safeParse(raw) : RequirementV1.safeParse(raw);
   if (!parsed.success) return undefined;
@@ -142,5 +205,24 @@ function toPayable(version: 1 | 2, raw: Record<string, unknown>): PayableRequire
     network: terms.network,
     maxTimeoutSeconds: terms.maxTimeoutSeconds,
     domain: { name: terms.extra.name, version: terms.extra.version },
+  };
+}
+
+/** An `upto` option (x402 v2 only; on EVM, Permit2 only). */
+function toPayableUpto(raw: Record<string, unknown>): PayableRequirement | undefined {
+  const parsed = UptoRequirementV2.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const terms = parsed.data;
+  const unitPrice = terms.extra.metering?.unitPrice;
+  return {
+    x402Version: 2,
+    requirements: raw,
+    amount: BigInt(terms.amount),
+    asset: getAddress(terms.asset),
+    payTo: getAddress(terms.payTo),
+    network: terms.network,
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+    domain: { name: terms.extra.name, version: terms.extra.version },
+    upto: { facilitator: getAddress(terms.extra.facilitatorAddress), ...(unitPrice === undefined ? {} : { unitPrice: BigInt(unitPrice) }) },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * Reads the settlement a paid service reports in `PAYMENT-RESPONSE` (v2) or
- * `X-PAYMENT-RESPONSE` (v1). The hash is validated; anything else the service says is ignored.
+ * `X-PAYMENT-RESPONSE` (v1). The hash and the charged amount are validated; anything else the
+ * service says is ignored.
  */
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { z } from "zod";
@@ -16,6 +17,17 @@ const Settlement = z.looseObject({
   network: z.string().optional().catch(undefined),
   payer: z.string().optional().catch(undefined),
   errorReason: z.string().max(200).optional().catch(undefined),
+  /**
+   * What was charged, in base units: the `upto` scheme's settlement names the actual amount
+   * (at most the signed ceiling; "0" with no transaction when nothing was used). A claim until
+   * the chain shows the transfer.
+   */
+  amount: z
+    .string()
+    .regex(/^\d{1,30}$/)
+    .transform((value) => BigInt(value))
+    .optional()
+    .catch(undefined),
 });
 export type Settlement = z.infer<typeof Settlement>;
 

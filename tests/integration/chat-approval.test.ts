@@ -7,7 +7,7 @@ import { parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../lib/stream";
-import { toViemTypedData } from "../../lib/x402/transfer-authorization";
+import { approvalSigner, walletTypedDataOf } from "../../lib/x402/approval-typed-data";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
 
@@ -35,7 +35,7 @@ async function requestQuote(): Promise<ApprovalRequest> {
 }
 
 async function sign(approval: ApprovalRequest, privateKey: `0x${string}`) {
-  return privateKeyToAccount(privateKey).signTypedData(toViemTypedData(approval.typedData));
+  return privateKeyToAccount(privateKey).signTypedData(walletTypedDataOf(approval));
 }
 
 type HeaderPayload = {
@@ -55,7 +55,8 @@ describe("approval with the user's wallet", () => {
     const before = await harness.usdcBalance(user);
     const approval = await requestQuote();
     expect(approval).toMatchObject({ amount: "0.01", payTo: harness.devnet.accounts.merchant.address, x402Version: 2 });
-    expect(approval.typedData.message.from).toBe(user);
+    expect(approvalSigner(approval)).toBe(user);
+    expect(approval.scheme).toBe("exact");
     expect(approval.expiresAt).toBeGreaterThan(Date.now() / 1000);
     expect(await harness.usdcBalance(user)).toBe(before);
 

@@ -104,7 +104,8 @@ describe("accounts", () => {
 describe("402 answers", () => {
   it("v2 services list their exact requirements in the PAYMENT-REQUIRED header, other networks where they offer them", async () => {
     const local = (service: Devnet["services"][number]) => ({
-      scheme: "exact",
+      // A metered service asks for its ceiling with `upto` (tests/integration/upto-local-world.test.ts).
+      scheme: service.scheme ?? "exact",
       network: "eip155:31337",
       amount: service.amount,
       asset: devnet.usdc,
@@ -177,9 +178,11 @@ describe("paying every paid service with the official x402 client", () => {
     expect(await balanceOf(payee)).toBe(payeeBefore + price);
   });
 
-  it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own)", () => {
+  it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own, the metered ones in upto-local-world)", () => {
     const kinds = paid().map((service) => service.group ?? service.name);
-    expect([...new Set(kinds)].sort()).toEqual([...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle"].sort());
+    const metered = paid().filter((service) => service.scheme === "upto").map((service) => service.name);
+    expect(metered.sort()).toEqual(["overcharging-summary", "row-meter", "text-meter"]);
+    expect([...new Set(kinds)].sort()).toEqual([...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered].sort());
   });
 
   it("cannot pay the service that takes only another network, and nothing moves", async () => {
@@ -275,7 +278,7 @@ describe("discovery", () => {
   });
 
   it("pages with limit and offset", async () => {
-    const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?limit=2&offset=2`);
+    const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?type=http&limit=2&offset=2`);
     const list = (await response.json()) as ListResponse;
     expect(list.items).toHaveLength(2);
     expect(list.pagination).toEqual({ limit: 2, offset: 2, total: devnet.services.length });

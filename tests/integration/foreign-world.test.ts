@@ -12,7 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../lib/stream";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
-import { toViemTypedData } from "../../lib/x402/transfer-authorization";
+import { walletTypedDataOf } from "../../lib/x402/approval-typed-data";
 import { userMessage, type ChatHarness, type ChatResult } from "../support/chat-harness";
 import { lastToolResult, type FakeOpenAiServer, type ParsedChatCompletionRequest, type ScriptedReply } from "../support/fake-openai-server";
 import { startForeignHarness, type ForeignHarness } from "../support/foreign-harness";
@@ -173,7 +173,7 @@ describe("a spec-shaped world that is not ours", () => {
     const first = await harness.chat(question);
     const approval = first.payments.find((payment) => payment.status === "awaiting-approval")?.approval as ApprovalRequest | undefined;
     expect(approval).toMatchObject({ method: "POST", resource: world?.translate.resource, amount: "0.03", body: '{"text":"Thank you","to":"fr"}' });
-    const signature = await privateKeyToAccount(key).signTypedData(toViemTypedData(approval!.typedData));
+    const signature = await privateKeyToAccount(key).signTypedData(walletTypedDataOf(approval!));
     const [userBefore, payeeBefore] = await Promise.all([harness.usdcBalance(user), harness.usdcBalance(world!.translate.payTo)]);
     // Request 1 asked the service for its price (one unpaid POST); from here on, count afresh.
     expect(world?.translate.requests).toEqual([{ method: "POST", path: "/v1/translate", paid: false }]);

@@ -27,7 +27,7 @@ import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
 import { decodeAll, findSequenceViolations, type ApprovalRequest, type PaymentEvent, type StreamEvent } from "../../lib/stream";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
-import { toViemTypedData } from "../../lib/x402/transfer-authorization";
+import { walletTypedDataOf } from "../../lib/x402/approval-typed-data";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
 import { exactUsdcOption, hostileWorldOf, startHostileService, type AfterPaymentTrick, type HostileService } from "../support/hostile-service";
 
@@ -152,7 +152,7 @@ async function play(scenario: Scenario): Promise<void> {
     scenario.events.push(...first);
     const approval = first.flatMap((event) => (event.type === "payment" && event.payment.approval ? [event.payment.approval] : [])).at(-1) as ApprovalRequest | undefined;
     if (!approval) continue;
-    const signature = await privateKeyToAccount(scenario.wallet.key).signTypedData(toViemTypedData(approval.typedData));
+    const signature = await privateKeyToAccount(scenario.wallet.key).signTypedData(walletTypedDataOf(approval));
     scenario.events.push(...(await chat(scenario.deps, body, { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(approval, signature) })));
   }
 }

@@ -7,18 +7,21 @@
  *    facilitator client reads it, and (in 2.) every 402 and every `PAYMENT-RESPONSE` the
  *    official client is sent while paying.
  * 2. The official client (`@x402/fetch`'s `wrapFetchWithPayment`, `@x402/evm`'s exact scheme
- *    for v2 and v1, `@x402/extensions`' sign-in-with-x client) pays every payable service, each
- *    called as its example says, at exactly the listed price (the chain's Transfer log of each
- *    settlement, and the sum over all). The service that takes only another network is refused
- *    before anything is signed, the offline one cannot be reached, and a used payment re-sent
- *    (v2 `PAYMENT-SIGNATURE`, v1 `X-PAYMENT`, and by the official client itself) is refused:
- *    nothing moves.
+ *    for v2 and v1 and its upto scheme, `@x402/extensions`' sign-in-with-x client) pays every
+ *    payable service, each called as its example says: an exact one at exactly the listed
+ *    price, a metered (upto) one what its settlement says, at most its ceiling and, for an honest
+ *    one, what its answer reports (the chain's Transfer log of each settlement, and the sum
+ *    over all; tests/integration/upto-local-world.test.ts goes into upto in depth). The
+ *    service that takes only another network is refused before anything is signed, the
+ *    offline one cannot be reached, and a used payment re-sent (v2 `PAYMENT-SIGNATURE`, v1
+ *    `X-PAYMENT`, and by the official client itself) is refused: nothing moves.
  */
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { createSIWxClientExtension } from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { createPublicClient, erc20Abi, http, parseEventLogs, type Address, type Hex } from "viem";
@@ -123,7 +126,9 @@ describe("every message of the local world passes the official x402 schemas", ()
         total = pagination.total;
         offset += items.length;
       }
-      expect(resources.sort(), `list limit=${limit}`).toEqual(devnet.services.map((service) => service.url).sort());
+      // The HTTP services, and each listed MCP tool at its server's endpoint (several tools share one).
+      const mcpListed = (devnet.mcpTools ?? []).filter((tool) => tool.listed).map((tool) => tool.url);
+      expect(resources.sort(), `list limit=${limit}`).toEqual([...devnet.services.map((service) => service.url), ...mcpListed].sort());
     }
 
     // Every page of several searches, one of which matches every listing, one nothing.
@@ -143,12 +148,26 @@ describe("every message of the local world passes the official x402 schemas", ()
     expect(everything.size, 'search "devnet" pages through every listing').toBe(devnet.services.length);
 
     expect(problems).toEqual([]);
-    // 124 services (one offline); the list in 2 pages of 100 and 14 of 9; search "devnet" in 13 pages of 10.
-    expect(counted).toMatchObject({ paymentRequired: devnet.services.length - 1, listPages: 2 + Math.ceil(devnet.services.length / 9) });
+    // 127 services (one offline) and the listed MCP tools, the list at 100 and at 9 a page; search "devnet" 10 a page.
+    const listings = devnet.services.length + (devnet.mcpTools ?? []).filter((tool) => tool.listed).length;
+    expect(counted).toMatchObject({ paymentRequired: devnet.services.length - 1, listPages: Math.ceil(listings / 100) + Math.ceil(listings / 9) });
     expect(counted.searchPages).toBeGreaterThanOrEqual(Math.ceil(devnet.services.length / 10) + 4);
     console.log(`official-x402: checked ${JSON.stringify(counted)}`);
   });
 });
+
+/**
+ * What a metered service settled: at most its ceiling, and for an honest one exactly the
+ * `charged` its answer reports (the dishonest one takes its whole ceiling).
+ */
+function meteredAmount(service: Service, body: Record<string, unknown>, settled: string | undefined): bigint {
+  const amount = BigInt(settled ?? "-1");
+  const charged = BigInt((body.metering as { charged?: string } | undefined)?.charged ?? "-1");
+  expect(amount, service.name).toBeGreaterThanOrEqual(0n);
+  expect(amount, service.name).toBeLessThanOrEqual(BigInt(service.amount ?? ""));
+  expect(amount, service.name).toBe(service.name === "overcharging-summary" ? BigInt(service.amount ?? "") : charged);
+  return amount;
+}
 
 describe("the official client pays every payable service of the local world", () => {
   const payer = () => privateKeyToAccount(devnet.accounts.user.privateKey as Hex);
@@ -156,24 +175,25 @@ describe("the official client pays every payable service of the local world", ()
   const usdcBalance = (address: Address) => chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address] });
   const balances = () => Promise.all([usdcBalance(payer().address), usdcBalance(merchant())]);
 
-  /** What an integrator writes: v2 and v1 exact EVM, sign-in-with-x, the local USDC allowed by address. */
+  /** What an integrator writes: v2 and v1 exact EVM, v2 upto, sign-in-with-x, the local USDC allowed by address. */
   function officialClient(): x402Client {
     const account = payer();
     const network = devnet.network as Network;
     const v1Network = devnet.v1Network as Network;
     return new x402Client()
       .register(network, new ExactEvmScheme(account))
+      .register(network, new UptoEvmScheme(account))
       .registerV1(v1Network, new ExactEvmSchemeV1(account))
       .registerExtension(createSIWxClientExtension({ signers: [account] }))
       .setSpendControls({ allowedAssets: [{ network, asset: devnet.usdc }, { network: v1Network, asset: devnet.usdc }] });
   }
 
-  it("each at exactly its listed price, with a 200 and its data; the foreign-only one refused; a replayed payment refused; nothing else moves", { timeout: 180_000 }, async () => {
+  it("each at its listed price (metered: what it used, at most its ceiling), with a 200 and its data; the foreign-only one refused; a replayed payment refused; nothing else moves", { timeout: 180_000 }, async () => {
     const startedAt = performance.now();
     const client = officialClient();
     const payable = devnet.services.filter((service) => !service.offline && service.network !== FOREIGN_NETWORK);
     const problems: string[] = [];
-    const paid = new Map<string, { transaction: Hex; paymentHeader: string }>();
+    const paid = new Map<string, { transaction: Hex; paymentHeader: string; amount: bigint }>();
     const before = await balances();
 
     // Each service's outcome is collected, so a failure names every service it hits, not the first.
@@ -206,12 +226,13 @@ describe("the official client pays every payable service of the local world", ()
       problems.push(...(await paymentResponseProblems(settlement, { x402Version: service.x402Version, payee: merchant() })).map((problem) => `${service.name} (PAYMENT-RESPONSE): ${problem}`));
       expect(settlement).toMatchObject({ success: true, payer: payer().address });
 
-      // The chain: this settlement moved exactly the listed price, from the payer to the payee.
+      // The chain: this settlement moved exactly the listed price (metered: the settled amount), from the payer to the payee.
+      const amount = service.scheme === "upto" ? meteredAmount(service, body, settlement.amount) : BigInt(service.amount ?? "");
       const receipt = await chain.getTransactionReceipt({ hash: settlement.transaction as Hex });
       const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => log.address.toLowerCase() === devnet.usdc.toLowerCase());
-      expect(transfers.map((log) => [log.args.from, log.args.to, log.args.value]), service.name).toEqual([[payer().address, merchant(), BigInt(service.amount ?? "")]]);
+      expect(transfers.map((log) => [log.args.from, log.args.to, log.args.value]), service.name).toEqual([[payer().address, merchant(), amount]]);
       expect(sent, `${service.name}: one payment sent`).toHaveLength(1);
-      paid.set(service.name, { transaction: settlement.transaction as Hex, paymentHeader: sent[0] ?? "" });
+      paid.set(service.name, { transaction: settlement.transaction as Hex, paymentHeader: sent[0] ?? "", amount });
     }
     const paymentsMs = Math.round(performance.now() - startedAt);
 
@@ -219,7 +240,7 @@ describe("the official client pays every payable service of the local world", ()
     expect(problems).toEqual([]);
     expect([...paid.keys()].sort()).toEqual(payable.map((service) => service.name).sort());
     expect(new Set([...paid.values()].map((entry) => entry.transaction)).size).toBe(payable.length);
-    const total = payable.reduce((sum, service) => sum + BigInt(service.amount ?? ""), 0n);
+    const total = [...paid.values()].reduce((sum, entry) => sum + entry.amount, 0n);
     const afterPaying = await balances();
     expect(afterPaying).toEqual([before[0] - total, before[1] + total]);
 

@@ -13,7 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../lib/stream";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
-import { toViemTypedData } from "../../lib/x402/transfer-authorization";
+import { walletTypedDataOf } from "../../lib/x402/approval-typed-data";
 import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
 import { exactUsdcOption, startHostileService, type HostileService, type HostileWorld } from "../support/hostile-service";
 
@@ -159,7 +159,7 @@ describe("form and text bodies, as the service declared them", () => {
     const approval = first.payments.find((payment) => payment.status === "awaiting-approval")?.approval as ApprovalRequest | undefined;
     const body = "email=grace%40example.com&list=monthly";
     expect(approval).toMatchObject({ method: "POST", resource: hostile.url("/v1/subscribe"), body, contentType: FORM });
-    const signature = await privateKeyToAccount(harness.devnet.accounts.user.privateKey as `0x${string}`).signTypedData(toViemTypedData(approval!.typedData));
+    const signature = await privateKeyToAccount(harness.devnet.accounts.user.privateKey as `0x${string}`).signTypedData(walletTypedDataOf(approval!));
     const [userBefore, payeeBefore] = await Promise.all([harness.usdcBalance(user), harness.usdcBalance(payTo)]);
     const seenBefore = requestsTo("/v1/subscribe").length;
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeSignInWithXHeader, SIGN_IN_WITH_X_HEADER } from "../../lib/client/sign-in-header";
 import { findSequenceViolations } from "../../lib/stream";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
-import { toViemTypedData } from "../../lib/x402/transfer-authorization";
+import { walletTypedDataOf } from "../../lib/x402/approval-typed-data";
 import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
 
 const PRICE = 18_000n;
@@ -145,7 +145,7 @@ describe("pay once, use again (the user's wallet: request 1 offers a sign-in, re
     expect(refused.finish).toMatchObject({ txHash: null, payments: [] });
     expect(await transfersToPayee(userAddress())).toEqual(before);
 
-    const signature = await userAccount().signTypedData(toViemTypedData(approval.typedData));
+    const signature = await userAccount().signTypedData(walletTypedDataOf(approval));
     const paid = await harness.chat(question("Get archive document doc-9"), { headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(approval, signature) } });
     expect(paid.finish?.finishReason).toBe("payment-complete");
     expect(await transfersToPayee(userAddress())).toEqual([...before, { from: userAddress(), value: PRICE }]);

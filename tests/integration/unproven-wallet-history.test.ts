@@ -17,7 +17,7 @@ import type { PaymentView } from "../../lib/payments/payment-view";
 import { createDatabaseStore, lazyDatabase } from "../../lib/store/create-database-store";
 import type { ApprovalRequest } from "../../lib/stream";
 import { encodePaymentSignatureHeader } from "../../lib/x402/payment-signature-header";
-import { toViemTypedData } from "../../lib/x402/transfer-authorization";
+import { walletTypedDataOf } from "../../lib/x402/approval-typed-data";
 import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server";
 import { callUserNamedUrl } from "../support/scripted-replies";
@@ -96,7 +96,7 @@ describe("a wallet named in the body without a signature", () => {
     // Request 1 proved nothing yet: no row.
     expect(await harness.deps.store.journal.get(quote!.id)).toBeUndefined();
 
-    const signature = await privateKeyToAccount(harness.devnet.accounts.user.privateKey as `0x${string}`).signTypedData(toViemTypedData(approval!.typedData));
+    const signature = await privateKeyToAccount(harness.devnet.accounts.user.privateKey as `0x${string}`).signTypedData(walletTypedDataOf(approval!));
     const header = encodePaymentSignatureHeader(approval!, signature);
     const second = await harness.chat(body, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(second.finish?.finishReason).toBe("payment-complete");

@@ -52,6 +52,23 @@ export function describeBudgetScopeContract(name: string, makeStores: MakeStores
       expect(await ledger.spentInScope("account:0xabc", { now: T0 + 1_000 + 24 * 3_600_000 })).toEqual({ settled: 0n, reserved: CENT });
     });
 
+    it("counts a metered payment at what it settled in the caller's budget and the pool, and frees the rest of its ceiling", async () => {
+      const [{ ledger }] = (await open(1)) as [Store];
+      const scope = { key: "account:metered", dailyLimit: 10n * CENT };
+      const pool = { key: "pool:metered", dailyLimit: 12n * CENT };
+      const reserve = (id: string, amount: bigint, now = T0) => ledger.reserve({ payer: WALLET, reservationId: id, amount, dailyLimit: 100n * CENT, scope, pool, now });
+      // A ceiling of 8 leaves room for 2 in the caller's budget.
+      expect(await reserve("m1", 8n * CENT)).toEqual({ ok: true });
+      expect(await reserve("m2", 3n * CENT)).toMatchObject({ ok: false, reason: "scope" });
+      await ledger.commit("m1", { txHash: `0x${"2".padStart(64, "0")}`, amount: 3n * CENT, now: T0 + 1_000 });
+      expect(await ledger.spentInScope("account:metered", { now: T0 + 1_000 })).toEqual({ settled: 3n * CENT, reserved: 0n });
+      expect(await reserve("m2", 7n * CENT, T0 + 1_000)).toEqual({ ok: true });
+      expect(await reserve("m3", 1n, T0 + 1_000)).toMatchObject({ ok: false, reason: "scope" });
+      // The pool counted the settled 3, not the ceiling of 8: 10 of its 12 are used.
+      expect(await ledger.reserve({ payer: WALLET, reservationId: "m4", amount: 2n * CENT, dailyLimit: 100n * CENT, scope: { key: "account:other", dailyLimit: 10n * CENT }, pool, now: T0 + 1_000 })).toEqual({ ok: true });
+      expect(await ledger.reserve({ payer: WALLET, reservationId: "m5", amount: 1n, dailyLimit: 100n * CENT, scope: { key: "account:other", dailyLimit: 10n * CENT }, pool, now: T0 + 1_000 })).toMatchObject({ ok: false, reason: "pool" });
+    });
+
     it("treats a repeated scoped reserve as a retry, and refuses the same id under another scope", async () => {
       const [{ ledger }] = (await open(1)) as [Store];
       const input = { payer: WALLET, reservationId: "r", amount: CENT, dailyLimit: 100n * CENT, scope: { key: "key:a", dailyLimit: CENT }, now: T0 };

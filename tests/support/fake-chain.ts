@@ -3,7 +3,7 @@
  * reconciler. The clock moves only when code sleeps on it, so waits for an authorization's
  * expiry take no real time and every branch is decided by the test.
  */
-import type { ChainReader } from "../../lib/x402/chain-reader";
+import type { ChainReader, PermitRef, PermitSettlement } from "../../lib/x402/chain-reader";
 
 export class FakeClock {
   constructor(public nowMs = Date.UTC(2026, 0, 1, 12, 0, 0)) {}
@@ -32,6 +32,19 @@ export class FakeChain implements ChainReader {
    */
   blockTimeMs: number | undefined;
 
+  /** What the payer lets Permit2 move (approved for the maximum unless a test says otherwise). */
+  permit2Approved = 2n ** 256n - 1n;
+  /** Upto permits settled on chain: Permit2 nonce → the transaction and the amount it moved. */
+  readonly permits = new Map<bigint, { txHash: `0x${string}`; amount: bigint }>();
+  /** Transactions that exist but settled no permit (a service may name any hash). */
+  readonly otherTransactions = new Set<string>();
+
+  /** Settles an upto permit for `amount`, as the facilitator's call of the proxy would. */
+  settlePermit(nonce: bigint, amount: bigint, txHash: `0x${string}` = `0x${"cd".repeat(32)}`): `0x${string}` {
+    this.permits.set(nonce, { txHash, amount });
+    return txHash;
+  }
+
   /** Marks an authorization used by a transaction, as a settlement would. */
   settle(nonce: string, txHash: `0x${string}` = `0x${"ab".repeat(32)}`): `0x${string}` {
     this.used.set(nonce.toLowerCase(), txHash);
@@ -59,6 +72,31 @@ export class FakeChain implements ChainReader {
     const known = [...this.used.values()].includes(hash);
     if (!known) return undefined;
     return this.used.get(nonce.toLowerCase()) === hash;
+  }
+
+  async permit2Allowance(): Promise<bigint> {
+    this.check();
+    return this.permit2Approved;
+  }
+
+  async isPermit2NonceUsed(_owner: `0x${string}`, nonce: bigint): Promise<boolean> {
+    this.check();
+    this.reads += 1;
+    return this.permits.has(nonce);
+  }
+
+  async permitSettlementIn(hash: `0x${string}`, permit: PermitRef): Promise<PermitSettlement | false | undefined> {
+    this.check();
+    const settled = this.permits.get(permit.nonce);
+    if (settled?.txHash === hash) return { amount: settled.amount };
+    const known = this.otherTransactions.has(hash) || [...this.permits.values()].some((entry) => entry.txHash === hash) || [...this.used.values()].includes(hash);
+    return known ? false : undefined;
+  }
+
+  async findPermitSettlement(permit: PermitRef): Promise<(PermitSettlement & { txHash: `0x${string}` }) | undefined> {
+    this.check();
+    const settled = this.permits.get(permit.nonce);
+    return settled ? { amount: settled.amount, txHash: settled.txHash } : undefined;
   }
 
   async latestBlockTime(): Promise<bigint> {

@@ -44,7 +44,7 @@ export function resetPurchaseHarness(): void {
   tracker = newRequestTracker();
 }
 
-export function dependencies(service: FakePaidService): PurchaseDependencies {
+export function dependencies(service: Pick<FakePaidService, "fetch">): PurchaseDependencies {
   return {
     network: offlineNetwork,
     fetch: service.fetch,
@@ -57,7 +57,7 @@ export function dependencies(service: FakePaidService): PurchaseDependencies {
   };
 }
 
-export function agentRequest(service: FakePaidService, overrides: Partial<PurchaseRequest> = {}): PurchaseRequest {
+export function agentRequest(service: Pick<FakePaidService, "url">, overrides: Partial<PurchaseRequest> = {}): PurchaseRequest {
   return {
     service: "Paid data",
     url: service.url,

@@ -122,6 +122,54 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
         ]);
       });
 
+      it("commits a metered payment at what it settled and frees the rest of its ceiling at once", async () => {
+        const { ledger } = await openOne();
+        // Two ceilings of 2 fill a limit of 4: nothing more fits while both are reserved.
+        await ledger.reserve({ payer: PAYER, reservationId: "upto-1", amount: 2n * USDC, dailyLimit: 4n * USDC, now: T0 });
+        await ledger.reserve({ payer: PAYER, reservationId: "upto-2", amount: 2n * USDC, dailyLimit: 4n * USDC, now: T0 });
+        expect((await ledger.reserve({ payer: PAYER, reservationId: "later", amount: USDC, dailyLimit: 4n * USDC, now: T0 })).ok).toBe(false);
+        const first = await ledger.commit("upto-1", { txHash: txHash(11), amount: 300_000n, now: T0 + 1000 });
+        expect(first).toEqual({ status: "committed", entry: { reservationId: "upto-1", amount: 300_000n, txHash: txHash(11), at: T0 + 1000 } });
+        expect(await ledger.spentToday(PAYER, { now: T0 + 1000 })).toEqual({ settled: 300_000n, reserved: 2n * USDC });
+        // The 1.7 freed by the commit is room for a later payment; one unit more is not.
+        expect((await ledger.reserve({ payer: PAYER, reservationId: "later", amount: 1_700_000n, dailyLimit: 4n * USDC, now: T0 + 1000 })).ok).toBe(true);
+        expect((await ledger.reserve({ payer: PAYER, reservationId: "more", amount: 1n, dailyLimit: 4n * USDC, now: T0 + 1000 })).ok).toBe(false);
+        // A repeat returns the first commit, whatever amount it names.
+        expect(await ledger.commit("upto-1", { txHash: txHash(12), amount: 1n, now: T0 + 2000 })).toEqual({ status: "already-committed", entry: first.status === "committed" ? first.entry : undefined });
+        // Zero is a settled amount too, and the ceiling itself is allowed.
+        expect((await ledger.commit("upto-2", { txHash: txHash(13), amount: 2n * USDC, now: T0 + 2000 })).status).toBe("committed");
+        expect(await ledger.entries(PAYER, { now: T0 + 3000 })).toEqual([
+          { reservationId: "upto-1", amount: 300_000n, txHash: txHash(11), at: T0 + 1000 },
+          { reservationId: "upto-2", amount: 2n * USDC, txHash: txHash(13), at: T0 + 2000 },
+        ]);
+      });
+
+      it("refuses to commit more than was reserved and keeps holding the reservation", async () => {
+        const { ledger } = await openOne();
+        await ledger.reserve({ payer: PAYER, reservationId: "ceiling", amount: USDC, dailyLimit: 5n * USDC, now: T0 });
+        await expect(ledger.commit("ceiling", { txHash: txHash(14), amount: USDC + 1n, now: T0 })).rejects.toThrow(RangeError);
+        expect(await ledger.spentToday(PAYER, { now: T0 })).toEqual({ settled: 0n, reserved: USDC });
+        expect(await ledger.commit("ceiling", { txHash: txHash(14), amount: 0n, now: T0 })).toEqual({
+          status: "committed",
+          entry: { reservationId: "ceiling", amount: 0n, txHash: txHash(14), at: T0 },
+        });
+        expect(await ledger.spentToday(PAYER, { now: T0 })).toEqual({ settled: 0n, reserved: 0n });
+        expect(await ledger.release("ceiling")).toEqual({ status: "already-committed" });
+      });
+
+      it("lets concurrent commits of one reservation at different amounts record exactly one", async () => {
+        const stores = await open(3);
+        await stores[0]!.ledger.reserve({ payer: PAYER, reservationId: "race", amount: USDC, dailyLimit: 5n * USDC, now: T0 });
+        const results = await Promise.all(
+          [100n, 200n, 300n, 400n, 500n, 600n].map((amount, index) => stores[index % stores.length]!.ledger.commit("race", { txHash: txHash(20 + index), amount, now: T0 })),
+        );
+        const winners = results.filter((result) => result.status === "committed");
+        expect(winners).toHaveLength(1);
+        const winner = winners[0]!.status === "committed" ? winners[0]!.entry : undefined;
+        for (const result of results) expect(result.status === "not-found" ? undefined : result.entry).toEqual(winner);
+        expect(await stores[0]!.ledger.spentToday(PAYER, { now: T0 })).toEqual({ settled: winner?.amount, reserved: 0n });
+      });
+
       it("releases a reservation once; release after commit and commit after release change nothing", async () => {
         const { ledger } = await openOne();
         await ledger.reserve({ payer: PAYER, reservationId: "r", amount: USDC, dailyLimit: 5n * USDC, now: T0 });

@@ -11,28 +11,32 @@ import { timeoutSignal } from "../../timeout";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { readSettlement } from "../../x402/read-settlement";
 import { DEFAULT_CONTENT_TYPE, type RequestContentType } from "../../x402/request-body";
-import { buildPaymentPayload } from "../../x402/transfer-authorization";
 import type { PaymentTracker } from "./payment-tracker";
 import { provePayment } from "./prove-payment";
-import type { PurchaseDependencies, PurchaseOutcome, Quote, TransferTypedData } from "./purchase-types";
+import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import { paymentPayloadFor, type QuoteTypedData } from "./upto-terms";
+import { meteredOutcome, proveClaimedSettlement, readMetering, settledFields, settledPayment } from "./upto-settlement";
+import { deliverUncharged } from "./upto-uncharged";
 import { reportConfirmed, reportFailure, subjectOf } from "./report-payment";
 import { readServiceData, type ServiceData } from "./service-data";
 import { deliveredReceipt } from "./delivered-receipt";
-import { describeServiceText } from "../../x402/service-text";
+import { readResponseRefusal } from "../../x402/payment-refusal";
+import { describePaymentRefusal } from "../../x402/refusal-words";
+import { deliveredResultOf } from "../../stream/delivered-result";
 
-export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal };
+export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; describeAnswer?: (response: Response) => string | undefined };
 
 export async function payAndDeliver(
   deps: PurchaseDependencies,
   request: PaidRequest,
   quote: Quote,
-  typedData: TransferTypedData,
+  typedData: QuoteTypedData,
   signature: `0x${string}`,
 ): Promise<PurchaseOutcome> {
   const { tracker } = request;
   const now = deps.now ?? Date.now;
   const amount = formatUsdc(quote.option.amount);
-  const payload = buildPaymentPayload(quote.option, quote.resource, typedData, signature, quote.extensions);
+  const payload = paymentPayloadFor(quote, typedData, signature);
   const headerName = quote.option.x402Version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE";
   const header = encodePaymentSignatureHeader(payload as unknown as Parameters<typeof encodePaymentSignatureHeader>[0]);
   const giveBack = async () => {
@@ -40,7 +44,7 @@ export async function payAndDeliver(
     tracker.releaseRequestBudget(quote.option.amount);
   };
 
-  tracker.update({ id: quote.id, status: "verifying", service: quote.service, resource: quote.url, message: `Paying ${amount} USDC; the service verifies and settles it.` });
+  tracker.update({ id: quote.id, status: "verifying", service: quote.service, resource: quote.url, message: `Paying ${quote.option.upto ? "at most " : ""}${amount} USDC; the service verifies and settles it.` });
   // Nothing leaves before the journal says it is about to.
   if (!(await tracker.recorded())) {
     await giveBack();
@@ -85,7 +89,9 @@ async function sendAndDeliver(
   // A service's claim of settlement counts only once the chain shows that transaction using
   // this very authorization; otherwise the chain decides.
   const claimed = response.ok && settlement?.success ? settlement.transaction : undefined;
-  const proof = claimed ? deps.chain.transactionUsedAuthorization(claimed, quote.payer, quote.nonce).catch(() => undefined) : undefined;
+  const proof = claimed ? proveClaimedSettlement(deps.chain, quote, claimed).catch(() => undefined) : undefined;
+  // What a metered service says it used, from a copy of its answer (the answer goes to the model).
+  const metering = claimed && quote.option.upto ? readMetering(response.clone()) : undefined;
   // The receipt's signature is recovered (about 2-3 ms of CPU) while the chain is asked (I/O):
   // started a turn of the event loop later, once the chain request has gone out, and used only
   // once the proof holds.
@@ -94,26 +100,36 @@ async function sendAndDeliver(
     : undefined;
   const proven = await proof;
   if (claimed && proven) {
-    await reportConfirmed(deps, tracker, quote, claimed);
+    // A metered payment counts what the chain shows it moved, held against the service's word.
+    const settled = settledPayment(quote, proven.amount, { metering: await metering, reported: settlement?.amount });
+    await reportConfirmed(deps, tracker, quote, claimed, settled);
+    const paid = settled?.review.amount ?? amount;
     let data: ServiceData;
     try {
       data = await readServiceData(response);
     } catch {
-      return reportFailure(tracker, subjectOf(quote), "payment-failed", `Paid ${amount} USDC, but ${quote.service}'s answer could not be read.`, claimed);
+      return reportFailure(tracker, subjectOf(quote), "payment-failed", `Paid ${paid} USDC, but ${quote.service}'s answer could not be read.`, claimed);
     }
     const receipt = (await receiptCheck) ?? {};
-    tracker.update({ id: quote.id, status: "delivered", service: quote.service, resource: quote.url, message: `${quote.service} delivered its data.`, ...receipt });
-    return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount, txHash: claimed, data };
+    tracker.update({ id: quote.id, status: "delivered", service: quote.service, resource: quote.url, message: `${quote.service} delivered its data.`, ...settledFields(settled), ...receipt, ...deliveredResultOf(data, quote) });
+    return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount: paid, txHash: claimed, data, ...meteredOutcome(settled) };
   }
-  await response.body?.cancel().catch(() => undefined);
   const knownTxHash = settlement?.transaction;
   if (claimed) {
+    await response.body?.cancel().catch(() => undefined);
     return provePayment(deps, request, quote, giveBack, { message: `${quote.service} claimed a settlement the chain does not show.`, knownTxHash });
   }
+  // A metered service that used nothing settles nothing (no transaction); its permit stays
+  // usable until its deadline, so the answer is delivered once the chain shows it unused.
+  if (quote.option.upto && response.ok && settlement?.success && settlement.amount === 0n && !settlement.transaction) {
+    return deliverUncharged(deps, request, quote, response, giveBack);
+  }
   // Any other answer (402 included) comes after the service held the signature: it may still
-  // settle it, now or later, so the chain decides.
-  const why = settlement?.errorReason ? ` ${describeServiceText("reason", settlement.errorReason)}` : "";
-  return provePayment(deps, request, quote, giveBack, { message: `${quote.service} answered HTTP ${response.status} to the payment${why}.`, knownTxHash });
+  // settle it, now or later, so the chain decides. Its stated reason only explains the wait.
+  const refusal = await readResponseRefusal(response);
+  await response.body?.cancel().catch(() => undefined);
+  const message = refusal ? describePaymentRefusal(quote.service, refusal) : (request.describeAnswer?.(response) ?? `${quote.service} answered HTTP ${response.status} to the payment.`);
+  return provePayment(deps, request, quote, giveBack, { message, knownTxHash });
 }
 
 /**

@@ -25,7 +25,13 @@ export type JournalTerms = {
   validAfter: bigint;
   validBefore: bigint;
   method: string;
+  /** Set for a metered payment: `amount` is then its ceiling until it settles. */
+  scheme?: "upto";
+  ceiling?: bigint;
 };
+
+/** What a proven settlement tells the journal: the amount the chain shows moved. */
+export type JournalSettlement = { amount: bigint };
 
 /** Where and under which request the payments of this request are journaled. */
 export type JournalContext = {
@@ -84,7 +90,7 @@ export class PaymentTracker {
    * Sends a payment progress event, records it for `d:` and journals it. Repeating the current
    * status is a no-op. `terms` come with the quote.
    */
-  update(update: PaymentUpdate, terms?: JournalTerms): void {
+  update(update: PaymentUpdate, terms?: JournalTerms | JournalSettlement): void {
     if (this.show(update)) this.journal(update, terms);
   }
 
@@ -109,6 +115,8 @@ export class PaymentTracker {
       service: update.service ?? previous?.service,
       resource: update.resource ?? previous?.resource,
       amount: update.amount ?? previous?.amount,
+      ceiling: update.ceiling ?? previous?.ceiling,
+      settlementFlag: update.settlementFlag ?? previous?.settlementFlag,
       payTo: update.payTo ?? previous?.payTo,
       network: update.network ?? previous?.network,
       // A failure names a hash only when it says so: a hash shown while pending may have been
@@ -122,7 +130,7 @@ export class PaymentTracker {
     return true;
   }
 
-  private journal(update: PaymentUpdate, terms: JournalTerms | undefined): void {
+  private journal(update: PaymentUpdate, terms: JournalTerms | JournalSettlement | undefined): void {
     const context = this.journaling;
     if (!context) return;
     const entry = {
@@ -139,7 +147,10 @@ export class PaymentTracker {
       ...(update.payTo ? { payTo: update.payTo } : {}),
       ...(update.reason ? { reason: update.reason } : {}),
       ...(update.message ? { message: update.message } : {}),
-      ...(update.txHash ? { txHash: update.txHash } : {}),
+      // A hash beside `pending` is a service's claim the chain has not shown: the journal keeps
+      // only proven ones, so neither a retry nor the history can take a claim for a payment.
+      ...(update.txHash && update.status !== "pending" ? { txHash: update.txHash } : {}),
+      ...(update.settlementFlag ? { settlementFlag: update.settlementFlag } : {}),
       ...(update.receipt ? { receipt: { ...update.receipt, ...(update.signedReceipt ? { signed: update.signedReceipt } : {}) } } : {}),
       ...(terms ?? {}),
     };
@@ -168,6 +179,14 @@ export class PaymentTracker {
   releaseRequestBudget(amount: bigint): void {
     this.committed -= amount;
     this.started -= 1;
+  }
+
+  /**
+   * A metered payment claimed its ceiling and settled less: the difference is room for this
+   * request's next payment. The payment itself still counts.
+   */
+  settleRequestBudget(claimed: bigint, settled: bigint): void {
+    if (settled < claimed) this.committed -= claimed - settled;
   }
 
   /** Signed, settling and settled amounts of this request. */

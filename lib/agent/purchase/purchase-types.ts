@@ -8,11 +8,12 @@ import type { PayeePolicy } from "../../limits/payee-policy";
 import type { EffectiveLimits } from "../../limits/spending-limits-input";
 import type { NetworkConfig } from "../../network/network-config";
 import type { SpendingLedger } from "../../store/store-types";
-import type { AgentConfirmation, ApprovalRequest, PaymentFailureReason } from "../../stream";
+import type { AgentConfirmation, ApprovalRequest, PaymentFailureReason, SettlementFlag } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
 import type { PayableRequirement } from "../../x402/payment-requirements";
 import type { RequestContentType } from "../../x402/request-body";
 import type { buildTransferTypedData } from "../../x402/transfer-authorization";
+import type { UptoPermitTypedData } from "../../x402/upto-permit2";
 import type { PaymentTracker } from "./payment-tracker";
 import type { ServiceData } from "./service-data";
 
@@ -62,6 +63,11 @@ export type PurchaseRequest = {
   intent: string;
   /** The intent's x402 payment identifier (lib/x402/payment-identifier.ts), sent where the 402 declares the extension. */
   paymentIdentifier?: string;
+  /**
+   * Says what a paid call's answer was when it delivered nothing, where "HTTP <status>" would
+   * not (an MCP tool's error result, mcp-exchange.ts); undefined keeps the HTTP wording.
+   */
+  describeAnswer?: (response: Response) => string | undefined;
   payer: Payer;
   limits: EffectiveLimits;
   maxPayments: number;
@@ -72,7 +78,19 @@ export type PurchaseRequest = {
 };
 
 export type PurchaseOutcome =
-  | { status: "delivered"; paymentId: string; service: string; resource: string; amount: string; txHash: string; data: ServiceData; paymentIdentifier?: string }
+  | {
+      status: "delivered";
+      paymentId: string;
+      service: string;
+      resource: string;
+      /** What was paid: for a metered (`upto`) payment, what the chain shows it settled. */
+      amount: string;
+      txHash: string;
+      data: ServiceData;
+      paymentIdentifier?: string;
+      /** A metered payment: its signed ceiling, and how the settlement reads against the service's metering. */
+      metered?: MeteredSettlement;
+    }
   | { status: "free"; service: string; resource: string; data: ServiceData }
   /** Served without a payment to a wallet that signed in (sign-in-with-x) and had paid before. */
   | { status: "signed-in"; service: string; resource: string; payer: `0x${string}`; data: ServiceData }
@@ -89,6 +107,9 @@ export type PurchaseOutcome =
   | { status: "refused"; message: string };
 
 export type TransferTypedData = ReturnType<typeof buildTransferTypedData>;
+
+/** A metered payment's settlement, as the model and the caller are told it. */
+export type MeteredSettlement = { ceiling: string; settlementFlag?: SettlementFlag; message: string };
 
 /** A quote frozen from a 402: the exact terms that are signed and, later, proven. */
 export type Quote = {
@@ -120,13 +141,21 @@ export type ApprovedPayment = {
   contentType?: RequestContentType;
   option: PayableRequirement;
   resource: { url: string } | undefined;
-  typedData: TransferTypedData;
+  /** The 402's extensions frozen into the approval (bound by the nonce), echoed to the service. */
+  extensions?: Record<string, unknown>;
+  /** What the user signed: an EIP-3009 authorization (`exact`) or a Permit2 permit (`upto`). */
+  typedData: TransferTypedData | UptoPermitTypedData;
   signature: `0x${string}`;
+  /** The quote's HMAC nonce (a permit carries it as a uint256) and its window, in seconds. */
+  nonce: `0x${string}`;
+  validAfter: bigint;
+  validBefore: bigint;
 };
 
-/** The quote's terms as the journal keeps them. */
+/** The quote's terms as the journal keeps them; a metered (`upto`) quote's amount is its ceiling. */
 export function journalTerms(quote: Quote) {
-  return { payerKind: quote.payerKind, amount: quote.option.amount, nonce: quote.nonce, validAfter: quote.validAfter, validBefore: quote.validBefore, method: quote.method };
+  const upto = quote.option.upto ? { scheme: "upto" as const, ceiling: quote.option.amount } : {};
+  return { payerKind: quote.payerKind, amount: quote.option.amount, nonce: quote.nonce, validAfter: quote.validAfter, validBefore: quote.validBefore, method: quote.method, ...upto };
 }
 
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */

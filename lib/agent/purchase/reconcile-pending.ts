@@ -3,7 +3,8 @@ import "server-only";
  * The reconciler: payments the journal shows unfinished (a request ended with the outcome
  * undecided, or the process died mid-payment) are looked at again until the chain proves the
  * outcome. Used: the reservation becomes spending and the journal says `confirmed` with the
- * hash. Expired unused: the reservation is released and the journal says `failed`. A payment
+ * hash (a metered `upto` permit at the amount its settlement moved, the rest of its ceiling
+ * freed). Expired unused: the reservation is released and the journal says `failed`. A payment
  * whose authorization may still be in a live request's hands is left to that request.
  * Idempotent and safe to run concurrently (ledger commit and release are idempotent, and an
  * authorization that was used stays used), so a timer and a cron route may both run it.
@@ -64,12 +65,16 @@ async function reconcileOne(
   const nonce = payment.nonce as `0x${string}`;
   const validBefore = payment.validBefore as bigint;
   // Payments other instances signed, on clocks of their own: the chain's clock judges expiry.
-  const outcome = await readAuthorizationOutcome(deps.chain, { payer: payment.payer as `0x${string}`, nonce, validBefore }, now, "chain");
+  // A metered payment's permit is asked of Permit2 (its nonce bitmap), an exact one of the token.
+  const upto = payment.scheme === "upto" && payment.payTo ? { upto: { payTo: payment.payTo as `0x${string}` } } : {};
+  const outcome = await readAuthorizationOutcome(deps.chain, { payer: payment.payer as `0x${string}`, nonce, validBefore, ...upto }, now, "chain");
   if (outcome.state === "used" && (outcome.txHash || nowSeconds > validBefore)) {
-    // Money moved: count it against the budget even if its transaction is out of reach.
+    // Money moved: count it against the budget even if its transaction is out of reach (a
+    // metered one at its whole ceiling then, the most it can have moved).
     const txHash = outcome.txHash ?? UNKNOWN_TX_HASH;
-    await deps.ledger.commit(nonce, { txHash });
-    await deps.journal.record({ id: payment.id, status: "confirmed", at: now(), txHash, message: "The payment settled on chain; found by the reconciler." });
+    const settled = outcome.amount === undefined ? {} : { amount: outcome.amount };
+    await deps.ledger.commit(nonce, { txHash, ...settled });
+    await deps.journal.record({ id: payment.id, status: "confirmed", at: now(), txHash, ...settled, message: "The payment settled on chain; found by the reconciler." });
     report.settled += 1;
     log({ level: "info", event: "reconciled", paymentId: payment.id, outcome: "settled", txHash });
   } else if (outcome.state === "expired-unused") {

@@ -8,6 +8,7 @@ import type { PaymentFailureReason } from "../../stream";
 import { describeExpiry } from "./authorization-window";
 import type { PaymentTracker } from "./payment-tracker";
 import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import { settledFields, type SettledPayment } from "./upto-settlement";
 
 type Subject = { id: string; service: string; resource: string };
 
@@ -26,21 +27,31 @@ export function subjectOf(quote: Quote): Subject {
   return { id: quote.id, service: quote.service, resource: quote.url };
 }
 
-/** Records a settlement the chain has shown: the ledger commits it and the stream names its hash. */
-export async function reportConfirmed(deps: PurchaseDependencies, tracker: PaymentTracker, quote: Quote, txHash: `0x${string}`): Promise<void> {
-  await deps.ledger.commit(quote.nonce, { txHash }).catch((error: unknown) => {
+/**
+ * Records a settlement the chain has shown: the ledger commits it and the stream names its hash.
+ * A metered payment (`settled`) commits what the chain shows it moved, and the rest of its
+ * ceiling is free again, in the daily budgets and in this request's.
+ */
+export async function reportConfirmed(deps: PurchaseDependencies, tracker: PaymentTracker, quote: Quote, txHash: `0x${string}`, settled?: SettledPayment): Promise<void> {
+  const amount = settled ? { amount: settled.amount } : {};
+  await deps.ledger.commit(quote.nonce, { txHash, ...amount }).catch((error: unknown) => {
     // The reservation still holds the amount, so the budget stays safe; the log says why.
     deps.log?.({ level: "error", event: "ledger-commit-failed", paymentId: quote.id, txHash, error: String(error) });
   });
-  tracker.update({
-    id: quote.id,
-    status: "confirmed",
-    service: quote.service,
-    resource: quote.url,
-    txHash,
-    explorerUrl: explorerTransactionUrl(deps.network, txHash),
-    message: `Paid ${formatUsdc(quote.option.amount)} USDC.`,
-  });
+  if (settled) tracker.settleRequestBudget(quote.option.amount, settled.amount);
+  tracker.update(
+    {
+      id: quote.id,
+      status: "confirmed",
+      service: quote.service,
+      resource: quote.url,
+      txHash,
+      explorerUrl: explorerTransactionUrl(deps.network, txHash),
+      message: settled?.review.message ?? `Paid ${formatUsdc(quote.option.amount)} USDC.`,
+      ...settledFields(settled),
+    },
+    settled ? { amount: settled.amount } : undefined,
+  );
 }
 
 /**

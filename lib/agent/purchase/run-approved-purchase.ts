@@ -2,7 +2,8 @@ import "server-only";
 /**
  * The second request of the approval flow: the user signed the frozen quote, and the route has
  * already checked signer, terms and expiry. Limits are checked and reserved again here, then
- * the payment is sent like any other.
+ * the payment is sent like any other: an `upto` permit at its ceiling, committed at what the
+ * chain shows it settled (pay-and-deliver.ts, as for the agent wallet).
  */
 import { checkPayment } from "../../limits/check-payment";
 import { formatUsdc } from "../../money";
@@ -10,14 +11,14 @@ import { payAndDeliver } from "./pay-and-deliver";
 import { journalTerms, paymentIdForNonce, type ApprovedPayment, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
+import { permit2NotReady } from "./upto-terms";
 
 export async function runApprovedPurchase(
   deps: PurchaseDependencies,
   request: Omit<PurchaseRequest, "payer" | "intent" | "url" | "method" | "service" | "body" | "contentType"> & { payer: `0x${string}` },
   approved: ApprovedPayment,
 ): Promise<PurchaseOutcome> {
-  const message = approved.typedData.message;
-  const nonce = message.nonce as `0x${string}`;
+  const nonce = approved.nonce;
   const quote: Quote = {
     id: paymentIdForNonce(nonce),
     service: approved.service,
@@ -28,11 +29,13 @@ export async function runApprovedPurchase(
     contentType: approved.contentType,
     option: approved.option,
     resource: approved.resource,
-    validAfter: BigInt(message.validAfter),
-    validBefore: BigInt(message.validBefore),
+    validAfter: approved.validAfter,
+    validBefore: approved.validBefore,
     nonce,
     payer: request.payer,
     payerKind: "user",
+    // What request 1 froze from the 402 and the user approved (verify-approval.ts checked it against the nonce).
+    ...(approved.extensions === undefined ? {} : { extensions: approved.extensions }),
   };
   const amount = formatUsdc(approved.option.amount);
   request.tracker.update({
@@ -41,6 +44,7 @@ export async function runApprovedPurchase(
     service: quote.service,
     resource: quote.url,
     amount,
+    ...(approved.option.upto ? { ceiling: amount } : {}),
     asset: approved.option.asset,
     network: approved.option.network,
     payTo: approved.option.payTo,
@@ -50,6 +54,12 @@ export async function runApprovedPurchase(
   // Nothing has been sent yet: a refusal here leaves the user's signature unused with us.
   const check = checkPayment({ amount: approved.option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
   if (!check.ok) return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);
+  // A permit can settle only what the wallet lets Permit2 move: asked again now (the wallet's
+  // one-time approve may have come since the quote, or been revoked), before anything is held.
+  if (approved.option.upto) {
+    const notReady = await permit2NotReady(deps.chain, request.payer, approved.option.amount, "your signature was not sent to the service");
+    if (notReady) return reportFailure(request.tracker, subjectOf(quote), "payment-failed", notReady);
+  }
   const reserved = await reserveBudget(deps, request, quote, "it was not sent to the service");
   if (reserved !== "ok") return reportFailure(request.tracker, subjectOf(quote), reserved.reason, reserved.message);
   return payAndDeliver(deps, request, quote, approved.typedData, approved.signature);

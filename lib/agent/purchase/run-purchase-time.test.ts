@@ -70,7 +70,7 @@ describe("user wallet: the approved request", () => {
     const outcome = await runApprovedPurchase(
       dependencies(service),
       { payer: user.address, limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: PRICE }, maxPayments: 3, tracker: newRequestTracker(), deadline: clock.now() + 43_500 },
-      { service: "Paid data", url: service.url, method: "GET", option: selection.option, resource: { url: service.url }, typedData, signature },
+      { service: "Paid data", url: service.url, method: "GET", option: selection.option, resource: { url: service.url }, typedData, signature, nonce: typedData.message.nonce as `0x${string}`, validAfter: BigInt(typedData.message.validAfter), validBefore: BigInt(typedData.message.validBefore) },
     );
     const authorization = service.received[0]!;
     expect(outcome).toMatchObject({ status: "pending", expiresAt: Number(authorization.validBefore) });

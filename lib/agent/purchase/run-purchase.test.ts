@@ -4,6 +4,7 @@
  * a signature that may have reached a service is money possibly spent until the chain proves
  * otherwise, and nothing says "nothing was spent" while it could still be used.
  */
+import { encodePaymentRequiredHeader } from "@x402/core/http";
 import { beforeEach, describe, expect, it } from "vitest";
 import { agent, agentRequest, chain, clock, dependencies, events, PRICE, reserved, resetPurchaseHarness, SETTLED, store, tracker, unspentClaimsWhileUsable, watchReservation } from "../../../tests/support/purchase-harness";
 import { fakePaidService, paidAnswer, refusedAnswer } from "../../../tests/support/fake-paid-service";
@@ -28,6 +29,22 @@ describe("agent wallet: after the signature was sent", () => {
     expect(whileUsable.every((sample) => sample.reserved === PRICE)).toBe(true);
     expect(clock.now()).toBeGreaterThan(Number(authorization.validBefore + BigInt(EXPIRY_MARGIN_SECONDS)) * 1000);
     expect(unspentClaimsWhileUsable(authorization)).toEqual([]);
+    expect(await reserved(agent.address)).toBe(0n);
+  });
+
+  it("a 402 naming the verification error says it in words, and the wait names the authorization's expiry", async () => {
+    const error = "invalid_exact_evm_signature";
+    const header = encodePaymentRequiredHeader({ x402Version: 2, error, resource: { url: "http://x" }, accepts: [] } as never);
+    const service = fakePaidService(offlineNetwork, { onPayment: () => new Response("{}", { status: 402, headers: { "content-type": "application/json", "PAYMENT-REQUIRED": header } }) });
+    const outcome = await runPurchase(dependencies(service), agentRequest(service));
+    const authorization = service.received[0]!;
+    const pending = events.filter((event) => event.payment.status === "pending");
+    expect(pending).toHaveLength(1);
+    expect(pending[0]?.payment.expiresAt).toBe(Number(authorization.validBefore));
+    expect(pending[0]?.payment.message).toMatch(/refused the payment at verification: it says the signature is invalid \(invalid_exact_evm_signature\)\./);
+    expect(pending[0]?.payment.message).toMatch(/stays usable until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC and nothing can be spent with it after that/);
+    expect(unspentClaimsWhileUsable(authorization)).toEqual([]);
+    expect(outcome).toMatchObject({ status: "failed", reason: "payment-failed", message: expect.stringMatching(/signature is invalid.*expired unused, so nothing was spent/) });
     expect(await reserved(agent.address)).toBe(0n);
   });
 

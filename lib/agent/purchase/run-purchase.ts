@@ -15,7 +15,8 @@ import { MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../../stream";
 import { quoteNonce } from "../../x402/authorization-nonce";
 import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
 import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
-import { buildTransferTypedData, toViemTypedData } from "../../x402/transfer-authorization";
+import { PERMIT2 } from "../../x402/upto-permit2";
+import { PAYABLE_SCHEMES, permit2Readiness, permit2Refusal, signTypedQuote, typedDataFor, type QuoteTypedData } from "./upto-terms";
 import {
   agentAuthorizationSeconds,
   CLOCK_SKEW_SECONDS,
@@ -29,6 +30,8 @@ import { reserveBudget } from "./reserve-budget";
 import { offerSignIn, signInInstead } from "./sign-in-instead";
 import { readServiceData } from "./service-data";
 import { echoedExtensions } from "../../x402/echo-extensions";
+import { extensionsThatFit } from "../../x402/payment-signature-header";
+import { resourceInfoOf } from "../../x402/extension-echo-bounds";
 import { identifiedOutcome } from "./retry-safety";
 
 export { MIN_PAYMENT_WINDOW_SECONDS } from "./authorization-window";
@@ -75,9 +78,16 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // service that knows this wallet paid serves it with no payment (sign-in-instead.ts).
   const signedIn = await signInInstead(deps, request, paymentRequired);
   if (signedIn) return signedIn;
-  const selection = selectPayableRequirement(paymentRequired, deps.network);
+  // Exact when its price fits the limits, else a metered (upto) ceiling that fits; either
+  // wallet signs upto permits (upto-terms.ts).
+  const fits = (amount: bigint) => checkPayment({ amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount }).ok;
+  const selection = selectPayableRequirement(paymentRequired, deps.network, { schemes: PAYABLE_SCHEMES, fits });
   if (!selection.ok) return fail("payment-failed", `${request.service}: ${selection.reason}.`);
   const option = selection.option;
+  // A metered option is settled through Permit2: whether this wallet approved it is read now,
+  // beside the rest, and decided with the balance. The agent wallet is refused without it; a
+  // person's wallet is asked for the one-time approve with the approval (never sent for them).
+  const permit2 = option.upto ? permit2Readiness(deps.chain, payerAddress, option.amount) : undefined;
   // A price that differs from the listing is never taken silently: the agent does not pay more
   // than it was shown (a listing is how it chose); a user sees both prices and decides.
   const listed = request.listedAmount;
@@ -108,6 +118,32 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   }
   const validAfter = BigInt(nowSeconds - CLOCK_SKEW_SECONDS);
   const validBefore = BigInt(nowSeconds + lifetime);
+  const unsealed: Quote = {
+    id: "",
+    service: request.service,
+    url: request.url,
+    method: request.method,
+    body: request.body,
+    contentType: request.body === undefined ? undefined : (request.contentType ?? DEFAULT_CONTENT_TYPE),
+    option,
+    resource: paymentRequired.x402Version === 2 ? paymentRequired.resource : undefined,
+    validAfter,
+    validBefore,
+    nonce: UNSEALED_NONCE,
+    payer: payerAddress,
+    payerKind: request.payer.kind,
+    // The 402's extensions echoed as the official client does (bazaar included, bounded), with
+    // the intent's payment identifier where the service declares that extension.
+    // A user's signature is theirs to give once per quote: their payments carry no id of ours, so
+    // two approvals of one question are two payments, never one "retry" the service would refuse.
+    extensions: echoedExtensions(paymentRequired, request.payer.kind === "user" ? undefined : request.paymentIdentifier),
+  };
+  // A user's approval goes to the browser and comes back in a header of bounded size: it carries
+  // the extensions that fit there, and those are what the nonce binds and the service is sent.
+  const extensions =
+    request.payer.kind === "user"
+      ? extensionsThatFit(approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, typedDataFor({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)), unsealed.extensions)
+      : unsealed.extensions;
   const nonce = quoteNonce(deps.quoteSecret, {
     payer: payerAddress,
     option,
@@ -119,37 +155,22 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     intent: request.payer.kind === "user" ? "" : request.intent,
     body: request.body,
     contentType: request.contentType,
+    extensions,
+    resourceInfo: resourceInfoOf(unsealed.resource),
   });
-  const quote: Quote = {
-    id: paymentIdForNonce(nonce),
-    service: request.service,
-    url: request.url,
-    method: request.method,
-    body: request.body,
-    contentType: request.body === undefined ? undefined : (request.contentType ?? DEFAULT_CONTENT_TYPE),
-    option,
-    resource: paymentRequired.x402Version === 2 ? paymentRequired.resource : undefined,
-    validAfter,
-    validBefore,
-    nonce,
-    payer: payerAddress,
-    payerKind: request.payer.kind,
-    // The 402's extensions echoed as the official client does (bazaar included, bounded), with
-    // the intent's payment identifier where the service declares that extension.
-    extensions: echoedExtensions(paymentRequired, request.paymentIdentifier),
-  };
+  const quote: Quote = { ...unsealed, id: paymentIdForNonce(nonce), nonce, extensions };
   const amount = formatUsdc(option.amount);
   const newPayee = (await paidBefore) === false;
-  const quoted = { service: request.service, resource: request.url, amount, asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress, ...(newPayee ? { newPayee } : {}) };
+  const quoted = { service: request.service, resource: request.url, amount, ...(option.upto ? { ceiling: amount } : {}), asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress, ...(newPayee ? { newPayee } : {}) };
   const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
-  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${amount} USDC${listingNote}${firstNote}.` }, journalTerms(quote));
+  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${option.upto ? `up to ${amount} USDC, metered: it settles what it uses` : `${amount} USDC`}${listingNote}${firstNote}.` }, journalTerms(quote));
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4. Limits, in code, before anything is signed.
   const check = checkPayment({ amount: option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
   if (!check.ok) {
     const name = check.limit === "perPayment" ? "per-payment" : "per-request";
-    return failQuote("limit-exceeded", `${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC; nothing was signed.`);
+    return failQuote("limit-exceeded", `${option.upto ? "A ceiling of " : ""}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC; nothing was signed.`);
   }
 
   // 5. The payer must hold the amount.
@@ -162,31 +183,25 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   if (balance < option.amount) {
     return failQuote("insufficient-balance", `The paying wallet holds ${formatUsdc(balance)} USDC, less than the ${amount} USDC asked; nothing was signed.`);
   }
+  const readiness = await permit2;
+  const permit2Missing = readiness === "not-approved" && request.payer.kind === "user";
+  const permit2Refused = readiness === undefined || permit2Missing ? undefined : permit2Refusal(readiness);
+  if (permit2Refused) return failQuote("payment-failed", permit2Refused);
 
-  const typedData = buildTransferTypedData(option, payerAddress, deps.network.chainId, { validAfter, validBefore, nonce });
+  // A metered quote is signed as a Permit2 permit for its ceiling, an exact one as EIP-3009.
+  const typedData = typedDataFor(quote, deps.network.chainId);
 
   // 6. With the user's wallet, stop here and ask for a signature.
   if (request.payer.kind === "user") {
     if (request.body !== undefined && request.body.length > MAX_APPROVAL_BODY_CHARS) {
       return failQuote("payment-failed", `The request body is longer than the ${MAX_APPROVAL_BODY_CHARS} characters a wallet approval can carry; nothing was signed.`);
     }
-    const approval: ApprovalRequest = {
-      method: request.method,
-      resource: request.url,
-      amount,
-      asset: option.asset,
-      network: option.network,
-      payTo: option.payTo,
-      expiresAt: Number(validBefore),
-      x402Version: option.x402Version,
-      scheme: "exact",
-      requirements: option.requirements,
-      typedData,
-      ...(quote.body === undefined ? {} : { body: quote.body, contentType: quote.contentType }),
-    };
+    const approval = approvalRequest(quote, typedData, permit2Missing);
     // Where the service offers sign-in-with-x, the wallet may sign in instead if it paid before.
     const signIn = offerSignIn(deps, request, paymentRequired);
-    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, ...(signIn ? { signIn } : {}), message: `Approve ${amount} USDC to ${request.service} in your wallet${listingNote}.` });
+    const asked = option.upto ? `Approve up to ${amount} USDC to ${request.service} in your wallet (metered: it takes what it uses)` : `Approve ${amount} USDC to ${request.service} in your wallet`;
+    const permit2Note = permit2Missing ? "; first, your wallet must let Permit2 move its USDC (a one-time approve transaction)" : "";
+    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, ...(signIn ? { signIn } : {}), message: `${asked}${listingNote}${permit2Note}.` });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };
   }
 
@@ -201,15 +216,54 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     request.tracker.releaseRequestBudget(option.amount);
     return failQuote("payment-failed", "The payment journal is unavailable, so no payment is made; nothing was signed.");
   }
+  const signed = typedData;
   let signature: `0x${string}`;
   try {
-    signature = await request.payer.account.signTypedData(toViemTypedData(typedData));
+    signature = await signTypedQuote(request.payer.account, signed);
   } catch {
     await deps.ledger.release(quote.nonce).catch(() => undefined);
     request.tracker.releaseRequestBudget(option.amount);
     return failQuote("payment-failed", "The agent wallet could not sign the payment; nothing was spent.");
   }
-  return identifiedOutcome(await payAndDeliver(deps, request, quote, typedData, signature), quote);
+  return identifiedOutcome(await payAndDeliver(deps, request, quote, signed, signature), quote);
+}
+
+/** Stands in for the nonce until the quote's terms are final. */
+const UNSEALED_NONCE = `0x${"0".repeat(64)}` as const;
+/** The nonce whose written form is longest (a permit writes it in decimal): for sizing the header. */
+const LONGEST_NONCE = `0x${"f".repeat(64)}` as const;
+
+/** What the user's wallet is asked to sign: the frozen quote, as the browser shows it and sends it back. */
+function approvalRequest(quote: Quote, typedData: QuoteTypedData, permit2Missing = false): ApprovalRequest {
+  const { option } = quote;
+  const resourceInfo = resourceInfoOf(quote.resource);
+  const unitPrice = option.upto?.unitPrice;
+  const unit = (option.requirements.extra as { metering?: { unit?: unknown } } | undefined)?.metering?.unit;
+  const upto = option.upto
+    ? {
+        ceiling: formatUsdc(option.amount),
+        ...(unitPrice === undefined ? {} : { metering: { unitPrice: formatUsdc(unitPrice), ...(typeof unit === "string" && unit.length <= 64 ? { unit } : {}) } }),
+        ...(permit2Missing ? { permit2Approval: { spender: PERMIT2, token: option.asset } } : {}),
+      }
+    : {};
+  return {
+    method: quote.method,
+    resource: quote.url,
+    amount: formatUsdc(option.amount),
+    asset: option.asset,
+    network: option.network,
+    payTo: option.payTo,
+    expiresAt: Number(quote.validBefore),
+    x402Version: option.x402Version,
+    scheme: option.upto ? "upto" : "exact",
+    requirements: option.requirements,
+    typedData,
+    payer: quote.payer,
+    ...upto,
+    ...(quote.body === undefined ? {} : { body: quote.body, contentType: quote.contentType }),
+    ...(quote.extensions === undefined ? {} : { extensions: quote.extensions }),
+    ...(resourceInfo === undefined ? {} : { resourceInfo }),
+  };
 }
 
 async function readJson(response: Response): Promise<unknown> {
