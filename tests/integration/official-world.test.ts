@@ -12,6 +12,8 @@
  * 3. A service first bought by our agent (its URL named by the user) is catalogued by the
  *    official facilitator afterwards: the agent echoes the 402's `extensions.bazaar`.
  * 4. A price over the per-payment limit is refused before anything is signed; nothing moves.
+ * 5. Pointed at the same catalogue as a 2.10-era facilitator lists it (the declaration as a
+ *    top-level `discoveryInfo`), the app still calls the POST service with POST and pays it.
  */
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
@@ -68,7 +70,7 @@ async function catalogued(): Promise<string[]> {
  * The app's configuration for this world, as an operator writes it: the network's coordinates
  * in variables, no coordinates file. The token's EIP-712 name and version are read from the chain.
  */
-async function appEnv(): Promise<Env> {
+async function appEnv(facilitatorUrl = world.facilitator.url): Promise<Env> {
   const [name, version] = await Promise.all([
     chain.readContract({ address: world.token.address, abi: tokenDomainAbi, functionName: "name" }),
     chain.readContract({ address: world.token.address, abi: tokenDomainAbi, functionName: "version" }),
@@ -77,7 +79,7 @@ async function appEnv(): Promise<Env> {
     X402_NETWORK: "custom",
     CHAIN_ID: String(world.chainId),
     RPC_URL: world.rpcUrl,
-    FACILITATOR_URL: world.facilitator.url,
+    FACILITATOR_URL: facilitatorUrl,
     ASSET_ADDRESS: world.token.address,
     ASSET_NAME: name,
     ASSET_VERSION: version,
@@ -262,5 +264,35 @@ describe("the app, configured for this world only, buys from it", () => {
     expect(world.services.requests.filter((request) => request.paid).length).toBe(paidRequestsBefore);
     expect(world.facilitator.calls.length).toBe(facilitatorCallsBefore);
     expect(await Promise.all([usdcBalance(agent), usdcBalance(world.accounts.merchant)])).toEqual(before);
+  });
+});
+
+describe("the app, configured with a 2.10-era facilitator that lists the declaration as top-level `discoveryInfo`", () => {
+  let deps: ChatDependencies;
+
+  beforeAll(async () => {
+    deps = createChatDependencies(await appEnv(`${world.facilitator.url}/v2.10`), { store: createMemoryStore() });
+  });
+
+  afterAll(async () => {
+    await deps?.store.close();
+  });
+
+  it("reads the declaration there: the POST service is called with POST and its JSON body, and paid", async () => {
+    const { translate } = world.services;
+    const page = (await (await fetch(`${world.facilitator.url}/v2.10/discovery/resources`)).json()) as { items: Record<string, unknown>[] };
+    const listed = page.items.find((item) => item.resource === translate.url);
+    expect(listed).toMatchObject({ discoveryInfo: { input: { type: "http", method: "POST" } } });
+    expect(listed).not.toHaveProperty("extensions");
+    const servedBefore = servedBy(translate).length;
+    const requestsBefore = world.services.requests.length;
+
+    const outcome = await chat(deps, ask('Buy a translation of "Good night"'));
+
+    await expectPaidDelivery(outcome, translate, servedBefore);
+    expect(servedBy(translate).at(-1)?.data).toMatchObject({ text: "Good night" });
+    // Never tried with GET first: every request the service saw for it was a POST.
+    const seen = world.services.requests.slice(requestsBefore).filter((request) => translate.url.endsWith(request.path));
+    expect(seen.map((request) => request.method)).toEqual(["POST", "POST"]);
   });
 });

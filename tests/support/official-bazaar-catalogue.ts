@@ -56,4 +56,18 @@ export class OfficialBazaarCatalogue {
     const matching = [...this.resources.values()].filter((listing) => query.type === undefined || listing.type === query.type);
     return { x402Version: 2, items: matching.slice(offset, offset + limit), pagination: { limit, offset, total: matching.length } };
   }
+
+  /**
+   * The same page as the official bazaar facilitator example of the 2.10 packages listed it:
+   * the declaration's `info` as a top-level `discoveryInfo`, no `extensions`. Facilitators of
+   * that era are still deployed, so the agent must read both.
+   */
+  legacyPage(query: CataloguePage = {}): Omit<DiscoveryResourcesResponse, "items"> & { items: Record<string, unknown>[] } {
+    const page = this.page(query);
+    const items = page.items.map(({ extensions, ...listing }) => {
+      const info = (extensions?.bazaar as { info?: unknown } | undefined)?.info;
+      return info === undefined ? listing : { ...listing, discoveryInfo: info };
+    });
+    return { ...page, items };
+  }
 }

@@ -114,6 +114,16 @@ export async function startOfficialFacilitator(options: OfficialFacilitatorOptio
     }
     response.json(catalogue.page(query.data));
   });
+  // The same catalogue as a 2.10-era facilitator lists it (top-level `discoveryInfo`), under a
+  // base URL of its own: `<url>/v2.10` is a facilitator URL an agent can be configured with.
+  app.get("/v2.10/discovery/resources", (request, response) => {
+    const query = PageQuery.safeParse(request.query);
+    if (!query.success) {
+      response.status(400).json({ error: `limit must be 1-${MAX_PAGE_SIZE}, offset 0 or more` });
+      return;
+    }
+    response.json(catalogue.legacyPage(query.data));
+  });
 
   const server = createServer(app);
   const port = await listen(server);
