@@ -31,11 +31,13 @@ const GOOD_FUNCTION = {
 };
 
 /** An output folder shaped like the Next.js builder's, with the given changes. */
-async function writeOutput(changes: { chat?: object; reconcile?: object; crons?: object[] } = {}): Promise<void> {
+async function writeOutput(changes: { chat?: object; mcp?: object; reconcile?: object; crons?: object[] } = {}): Promise<void> {
   await write(path.join(project, "node_modules/lib/index.js"), "x".repeat(1000));
   await write(path.join(output, "config.json"), JSON.stringify({ version: 3, routes: [], crons: changes.crons ?? [{ path: "/api/cron/reconcile", schedule: "* * * * *" }] }));
   await write(path.join(output, "functions/api/chat.func/.vc-config.json"), JSON.stringify({ ...GOOD_FUNCTION, ...changes.chat }));
   await write(path.join(output, "functions/api/chat.func/___next_launcher.cjs"), "y".repeat(500));
+  await write(path.join(output, "functions/api/mcp.func/.vc-config.json"), JSON.stringify({ ...GOOD_FUNCTION, ...changes.mcp }));
+  await write(path.join(output, "functions/api/mcp.func/___next_launcher.cjs"), "y".repeat(500));
   await write(path.join(output, "functions/api/cron/reconcile.func/.vc-config.json"), JSON.stringify({ ...GOOD_FUNCTION, supportsResponseStreaming: false, ...changes.reconcile }));
 }
 
@@ -53,6 +55,10 @@ describe("inspectBuildOutput", () => {
       "/api/chat runtime",
       "/api/chat streaming",
       "/api/chat size",
+      "/api/mcp maxDuration",
+      "/api/mcp runtime",
+      "/api/mcp streaming",
+      "/api/mcp size",
       "/api/cron/reconcile maxDuration",
       "/api/cron/reconcile runtime",
       "/api/cron/reconcile size",
@@ -104,13 +110,12 @@ describe("inspectBuildOutput", () => {
     await write(path.join(output, "functions/api/chat.func/.vc-config.json"), JSON.stringify({ runtime: 22 }));
     await rm(path.join(output, "config.json"));
     const { checks } = await inspectBuildOutput(output, project);
-    expect(checks.map((check) => [check.name, check.ok])).toEqual([
-      ["/api/chat .vc-config.json", false],
-      ["/api/cron/reconcile .vc-config.json", false],
-      ["config.json", false],
-    ]);
-    expect(checks[1]!.found).toBe("missing");
-    expect(checks[2]!.found).toBe("missing");
+    // The MCP function is still there and fine; the three broken parts are each named.
+    const broken = checks.filter((check) => !check.ok);
+    expect(broken.map((check) => check.name)).toEqual(["/api/chat .vc-config.json", "/api/cron/reconcile .vc-config.json", "config.json"]);
+    expect(checks.filter((check) => check.name.startsWith("/api/mcp")).every((check) => check.ok)).toBe(true);
+    expect(broken[1]!.found).toBe("missing");
+    expect(broken[2]!.found).toBe("missing");
   });
 
   it("reads a function folder that is a link to another, as the builder writes grouped functions", async () => {

@@ -23,6 +23,9 @@ export const EXPECTED = {
 /** The functions checked: where the builder puts each, and whether it must stream. */
 export const FUNCTIONS = [
   { route: "/api/chat", folder: "functions/api/chat.func", streaming: true },
+  // The MCP endpoint answers tool calls that pay, as long as a chat turn may (the builder may
+  // bundle it with the chat: its folder is then a link to the chat's, and is read through it).
+  { route: "/api/mcp", folder: "functions/api/mcp.func", streaming: true },
   { route: "/api/cron/reconcile", folder: "functions/api/cron/reconcile.func", streaming: false },
 ] as const;
 
