@@ -3,84 +3,15 @@ import "server-only";
  * The service's configuration: one zod schema over the environment, read once. A bad value
  * fails at start with a message that names the variable and says how to fix it.
  */
-import { getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { BaseError } from "./base-error";
 import { PayeePolicySettings } from "./limits/payee-policy";
-import { parseUsdc } from "./money";
+import { FIXES } from "./env-fixes";
+import { usdcAmount, privateKey, flag, addressList, appUrl, chainId, contractAddress, httpUrl, explorerUrl, networkLabel, integer, temperature } from "./env-values";
 import { NETWORK_PRESETS } from "./network/network-presets";
-
-const usdcAmount = z
-  .string()
-  .refine((value) => parseUsdc(value) !== undefined, "expected a USDC amount such as 1 or 0.25 (at most 6 decimals)")
-  .transform((value) => parseUsdc(value) as bigint);
-
-const privateKey = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex private key")
-  .transform((value) => value as `0x${string}`);
-
-const flag = z
-  .enum(["true", "false", "1", "0"])
-  .transform((value) => value === "true" || value === "1");
-
-/** Comma-separated 0x addresses, kept lowercase for comparison. */
-const addressList = z
-  .string()
-  .transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean))
-  .refine((items) => items.every((item) => /^0x[0-9a-fA-F]{40}$/.test(item)), "expected comma-separated 0x addresses")
-  .transform((items) => items.map((item) => item.toLowerCase() as `0x${string}`));
-
-/** An origin: http(s), a host, maybe a port, nothing after it. */
-const appUrl = z
-  .url()
-  .refine((value) => {
-    const url = new URL(value);
-    return (url.protocol === "https:" || url.protocol === "http:") && !url.username && !url.password && url.pathname === "/" && !url.search && !url.hash;
-  }, "expected the app's origin only, e.g. https://agent.example.com (no path, query or credentials)")
-  .transform((value) => new URL(value).origin);
-
-/** An EIP-155 chain id, in decimal. */
-const chainId = z
-  .string()
-  .regex(/^[1-9]\d{0,15}$/, "expected a positive decimal chain id such as 8453")
-  .transform(Number)
-  .refine(Number.isSafeInteger, "expected a chain id below 2^53");
-
-/** A contract address; mixed case must carry a valid checksum (a typo is refused, not paid to). */
-const contractAddress = z
-  .string()
-  .refine((value) => isAddress(value, { strict: true }), "expected a 0x-prefixed 20-byte hex address (mixed case only with a valid checksum)")
-  .transform((value) => getAddress(value));
-
-const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
-
-/** A block explorer's base: `/tx/<hash>` is appended, so no query, fragment or credentials. */
-const explorerUrl = httpUrl
-  .refine((value) => {
-    const url = new URL(value);
-    return !url.username && !url.password && !url.search && !url.hash;
-  }, "expected an explorer base such as https://basescan.org (no query, fragment or credentials)")
-  .transform((value) => value.replace(/\/+$/, ""));
-
-/** A name shown to people and to the model: one short line of printable text. */
-const networkLabel = z
-  .string()
-  .trim()
-  .min(1)
-  .max(48, "must be at most 48 characters")
-  .regex(/^[^\p{Cc}\p{Cf}]+$/u, "expected printable text");
 
 /** What a custom network cannot do without; the presets and the local world bring their own. */
 const CUSTOM_NETWORK_VARIABLES = ["CHAIN_ID", "RPC_URL", "FACILITATOR_URL", "ASSET_ADDRESS", "ASSET_NAME", "ASSET_VERSION"] as const;
-
-function integer(min: number, max: number, fallback: number) {
-  return z.coerce.number().int().min(min).max(max).default(fallback);
-}
-
-function temperature(fallback: number) {
-  return z.coerce.number().min(0).max(1).default(fallback);
-}
 
 export const EnvSchema = z
   .object({
@@ -218,35 +149,6 @@ export const EnvSchema = z
 
 export type Env = z.infer<typeof EnvSchema>;
 
-/** How to fix each variable, shown beside the error at start-up. */
-const FIXES: Partial<Record<keyof Env, string>> = {
-  X402_NETWORK: "set it to local, base-sepolia, base or custom (any EVM chain, described by CHAIN_ID, RPC_URL, FACILITATOR_URL and ASSET_*)",
-  RPC_URL: "set it to the JSON-RPC URL of the chain, e.g. https://sepolia.base.org",
-  FACILITATOR_URL: "set it to the x402 facilitator base URL, e.g. https://x402.org/facilitator",
-  CHAIN_ID: "set it to the chain's EIP-155 id in decimal, the one its RPC answers to eth_chainId (e.g. 8453); with a preset, leave it unset",
-  ASSET_ADDRESS: "set it to the 0x address of the EIP-3009 token payments are made in (6 decimals, like USDC)",
-  ASSET_NAME: "set it to the token's EIP-712 domain name, what its name() returns (e.g. USD Coin)",
-  ASSET_VERSION: "set it to the token's EIP-712 domain version, what its version() returns (e.g. 2)",
-  EXPLORER_URL: "set it to the block explorer's base URL, e.g. https://basescan.org (/tx/<hash> is appended), or leave it unset",
-  NETWORK_LABEL: "use a short name people know the chain by (at most 48 characters), or leave it unset",
-  AGENT_PRIVATE_KEY: "set it to the agent wallet's key (0x + 64 hex digits), or leave it unset to disable autonomous payments",
-  QUOTE_SECRET: "generate one with `openssl rand -hex 32`",
-  OPENAI_BASE_URL: "set it to an OpenAI-compatible API base, e.g. https://api.openai.com/v1",
-  REDIS_URL: "set it to a redis:// URL, or leave it unset to keep budgets in the database and rate limits in memory (single instance only)",
-  DATABASE_URL: "set it to a postgres:// URL (Neon, Vercel Postgres), or leave it unset for the embedded database in DATA_DIR",
-  CHAT_DEADLINE_MS: "use a value between 1000 and 48000 (the route's maxDuration is 50 s)",
-  RATE_LIMIT_WINDOW_SECONDS: "use a value between 1 and 50 (Retry-After never exceeds 50 s)",
-  CRON_SECRET: "generate one with `openssl rand -hex 32` (Vercel sends it to cron routes as a Bearer token)",
-  SESSION_SECRET: "generate one with `openssl rand -hex 32` (it signs the sign-in cookies; changing it signs everyone out)",
-  ADMIN_TOKEN: "generate one with `openssl rand -hex 32`, or leave it unset to turn the operator's view of payment histories off",
-  AGENT_WALLET_ACCESS:
-    "set it to open (anyone who can reach the app may make the agent wallet pay), authenticated (API keys, and the wallets of AGENT_WALLET_ALLOWED_WALLETS once signed in) or signed-in (also any wallet that signs in, within OPEN_SIGN_IN_BUDGET_* and OPEN_SIGN_IN_DAILY_CAP)",
-  AGENT_WALLET_ALLOWED_WALLETS: "list 0x addresses separated by commas",
-  APP_URL: "set it to the app's public origin, e.g. https://agent.example.com: sign-in messages must name it",
-  RECONCILE_INTERVAL_SECONDS: "use 0 to turn the in-process reconciler off, or up to 3600 seconds",
-  TRUST_PROXY_HOPS: "set it to the number of proxies in front of the app that append to X-Forwarded-For (1-10)",
-  BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",
-};
 
 /** A setting that is missing or wrong: found at boot, and `503` if met by a running server. */
 export class ConfigError extends BaseError<"config"> {

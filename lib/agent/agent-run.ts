@@ -9,9 +9,8 @@ import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { AgentConfirmation, ApprovalRequest, StreamWriter } from "../stream";
 import { describeInputContract } from "../x402/call-usage";
 import { checkCall, unfilledPathProblem } from "../x402/check-call";
-import type { BodyType, CallMethod } from "../x402/input-contract";
 import type { DiscoveryClient, ServiceListing } from "../x402/discovery-client";
-import { chooseBodyType, encodeRequestBody, type EncodedBody, type RequestBodyValue } from "../x402/request-body";
+import { chooseBodyType, encodeRequestBody } from "../x402/request-body";
 import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependencies";
 import { userNamed } from "./named-urls";
 import { askConfirmation } from "./purchase/ask-confirmation";
@@ -20,45 +19,13 @@ import { purchaseOnce } from "./purchase/purchase-once";
 import { paymentIdentifierFor } from "../x402/payment-identifier";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type PurchaseOutcome } from "./purchase/run-purchase";
 import { mcpCallBody, mcpResourceOf, runMcpPurchase } from "./purchase/mcp-purchase";
+import { MAX_TOOL_CALLS_PER_STEP, type EncodedCall, type McpToolCall, type PurchaseCall, type UnlistedCalls } from "./agent-run-types";
 
 export type { AccessSettings, AgentDependencies, AgentSettings } from "./agent-dependencies";
 export { purchaseDependenciesOf } from "./agent-dependencies";
 
-export type PurchaseCall = {
-  url: string;
-  method: CallMethod;
-  /** As the model gave it: fields or text, and how to send it when it said (request-body.ts). */
-  body?: { value: RequestBodyValue; type?: BodyType };
-  intent: string;
-  signal?: AbortSignal;
-};
-
-/** A call of an MCP tool, as the model asked for it (call-paid-mcp-tool-tool.ts). */
-export type McpToolCall = {
-  /** The MCP server's endpoint, as discovery listed it. */
-  endpoint: string;
-  toolName: string;
-  arguments: Record<string, unknown>;
-  intent: string;
-  signal?: AbortSignal;
-};
-
-/** A call with its body encoded: exactly what is quoted and sent. */
-type EncodedCall = Omit<PurchaseCall, "body"> & { body?: EncodedBody };
-
-/**
- * Distinct tool calls run per model step. A model can ask for hundreds at once (each a
- * discovery or a purchase); past this bound they are refused without running. The same call
- * repeated in a step costs nothing more (it gets the first one's outcome), so it is not counted.
- */
-export const MAX_TOOL_CALLS_PER_STEP = 6;
-
-/** The caller's privilege to have URLs called that no discovery listed (see mayCallUnlisted). */
-export type UnlistedCalls = {
-  allowed: boolean;
-  /** Counts one call in the caller's rate-limit window; false when the window is used up. */
-  count: () => Promise<boolean>;
-};
+export { MAX_TOOL_CALLS_PER_STEP } from "./agent-run-types";
+export type { McpToolCall, PurchaseCall, UnlistedCalls } from "./agent-run-types";
 
 const NO_PAYER = "No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.";
 
@@ -140,7 +107,19 @@ export class AgentRun {
     // The same text sent as another type is another request, so the content type is part of the
     // intent; a body-less call keeps the key it always had.
     const body = encoded.body ? `${encoded.body.contentType}\n${encoded.body.text}` : "";
-    const intent = createHash("sha256").update(`${call.method}\n${call.url}\n${body}`).digest("hex").slice(0, 32);
+    return this.once(`${call.method}\n${call.url}\n${body}`, { resource: call.url, method: call.method }, (paymentIdentifier) => this.purchaseNow(encoded, listing, paymentIdentifier));
+  }
+
+  /**
+   * Runs a purchase at most once per intent (the hash of what is bought): within this request
+   * by the promise kept here, across retries by the intent's claim (purchase-once.ts).
+   */
+  private once(
+    intentText: string,
+    journaled: { resource: string; method: string },
+    run: (paymentIdentifier: string) => Promise<PurchaseOutcome>,
+  ): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
+    const intent = createHash("sha256").update(intentText).digest("hex").slice(0, 32);
     const existing = this.byIntent.get(intent);
     if (existing) return existing;
     const key = `purchase:${this.input.requestKey}:${intent}`;
@@ -150,11 +129,8 @@ export class AgentRun {
     const earlier = () =>
       this.deps.store.journal
         .ofRequest(this.input.requestKey, 20)
-        .then((payments) => payments.find((payment) => payment.resource === call.url && (payment.method ?? "GET") === call.method));
-    const work = purchaseOnce(
-      { store: this.deps.store.idempotency, key, tracker: this.tracker, earlier },
-      () => this.purchaseNow(encoded, listing, paymentIdentifierFor(this.deps.quoteSecret, key)),
-    );
+        .then((payments) => payments.find((payment) => payment.resource === journaled.resource && (payment.method ?? "GET") === journaled.method));
+    const work = purchaseOnce({ store: this.deps.store.idempotency, key, tracker: this.tracker, earlier }, () => run(paymentIdentifierFor(this.deps.quoteSecret, key)));
     this.byIntent.set(intent, work);
     return work;
   }
@@ -173,25 +149,12 @@ export class AgentRun {
     }
     const resource = mcpResourceOf(call.endpoint, call.toolName);
     const body = mcpCallBody(call.toolName, call.arguments);
-    const intent = createHash("sha256").update(`MCP\n${resource}\n${body}`).digest("hex").slice(0, 32);
-    const existing = this.byIntent.get(intent);
-    if (existing) return existing;
-    const key = `purchase:${this.input.requestKey}:${intent}`;
-    const earlier = () =>
-      this.deps.store.journal.ofRequest(this.input.requestKey, 20).then((payments) => payments.find((payment) => payment.resource === resource && (payment.method ?? "GET") === "POST"));
-    const work = purchaseOnce({ store: this.deps.store.idempotency, key, tracker: this.tracker, earlier }, () =>
-      this.purchaseMcpNow(call, listing, paymentIdentifierFor(this.deps.quoteSecret, key)),
-    );
-    this.byIntent.set(intent, work);
-    return work;
+    return this.once(`MCP\n${resource}\n${body}`, { resource, method: "POST" }, (paymentIdentifier) => this.purchaseMcpNow(call, listing, paymentIdentifier));
   }
 
   private async purchaseMcpNow(call: McpToolCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
-    if (this.pendingApproval) return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
-    const now = this.deps.now ?? Date.now;
-    if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) {
-      return refused("There is not enough time left in this request to start a payment.");
-    }
+    const blocked = this.cannotStart();
+    if (blocked) return refused(blocked);
     const payer = this.payer();
     if (!payer) return refused(NO_PAYER);
     const work = runMcpPurchase(purchaseDependenciesOf(this.deps), {
@@ -284,6 +247,14 @@ export class AgentRun {
     const outcome = await this.tracked(work);
     if (outcome.status === "awaiting-approval") this.pendingApproval = { id: outcome.paymentId, approval: outcome.approval };
     return outcome;
+  }
+
+  /** Why no payment may start now (one approval at a time, enough time left), if one may not. */
+  private cannotStart(): string | undefined {
+    if (this.pendingApproval) return "A payment is already waiting for the user's approval; ask for one payment at a time.";
+    const now = this.deps.now ?? Date.now;
+    if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) return "There is not enough time left in this request to start a payment.";
+    return undefined;
   }
 
   /** Who pays: the user's wallet when the request names one, else the agent wallet, if any. */
