@@ -23,5 +23,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 900_000,
     teardownTimeout: 30_000,
+    // How long expect.poll waits for the page: a loaded 2-core machine can take seconds to
+    // render what a quiet one shows at once. A bound on waiting, not a speed assertion.
+    expect: { poll: { timeout: 15_000 } },
   },
 });

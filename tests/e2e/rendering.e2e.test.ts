@@ -13,6 +13,7 @@ import "./support/context";
 import {
   finishEvent,
   installFakeChat,
+  openChatGate,
   problemResponse,
   recordedRequests,
   streamResponse,
@@ -47,8 +48,8 @@ const ANSWER =
   "- Bad link: [click](javascript:alert(1))\n\n" +
   "Raw HTML stays text: <img src=x onerror=alert(1)>";
 
-function agentPurchaseScript(): ScriptedResponse {
-  return streamResponse([
+function agentPurchaseScript(options: { pauseAfterFirstSentence?: boolean } = {}): ScriptedResponse {
+  const script = streamResponse([
     ...textEvents("Let me find a weather service. "),
     { type: "payment", payment: { id: "discovery_1", status: "discovering", message: "Searching the Bazaar" } },
     {
@@ -76,6 +77,12 @@ function agentPurchaseScript(): ScriptedResponse {
       payments: [{ id: "pay_weather_1", status: "delivered", txHash: TX_HASH, amount: "0.01", service: "Weather Now" }],
     }),
   ]);
+  if (options.pauseAfterFirstSentence) {
+    // The stream pauses after its first sentence until the test has seen it on screen.
+    const firstAfterText = textEvents("Let me find a weather service. ").length;
+    script.chunks[firstAfterText] = { ...script.chunks[firstAfterText]!, gate: true };
+  }
+  return script;
 }
 
 /** Sums Chromium's layout-shift entries (not caused by input), as Cumulative Layout Shift does. */
@@ -99,7 +106,7 @@ describe("chat page rendering (scripted streams)", () => {
   it("renders text progressively, discovery, a payment through its stages, errors and the outcome", async () => {
     const { page, context, errors } = await openPage(browser);
     try {
-      await installFakeChat(page, [agentPurchaseScript()]);
+      await installFakeChat(page, [agentPurchaseScript({ pauseAfterFirstSentence: true })]);
       await recordLayoutShifts(page);
       await gotoChat(page, baseUrl);
       await sendMessage(page, "What's the weather in Lisbon?");
@@ -107,6 +114,7 @@ describe("chat page rendering (scripted streams)", () => {
       // Partial text is on screen while the request still runs.
       await expect.poll(() => page.getByTestId("assistant-text").first().innerText()).toContain("Let me");
       expect(await page.getByTestId("stop-button").isVisible()).toBe(true);
+      await openChatGate(page);
 
       await waitForIdle(page);
       const card = page.getByTestId("payment-card");

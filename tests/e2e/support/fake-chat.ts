@@ -8,7 +8,11 @@
 import type { Page } from "playwright-core";
 import { encodeEvent, PROTOCOL_VERSION, type FinishEvent, type StreamEvent } from "../../../lib/stream";
 
-export type ScriptedChunk = { delayMs: number; data: string };
+/**
+ * `gate`: hold this chunk until the test opens the gate (`openChatGate`), so a test can look at
+ * the page mid-stream however slowly the machine renders.
+ */
+export type ScriptedChunk = { delayMs: number; data: string; gate?: boolean };
 
 export type ScriptedResponse = {
   status: number;
@@ -56,8 +60,9 @@ export function problemResponse(status: number, detail: string, headers: Record<
 export async function installFakeChat(page: Page, responses: ScriptedResponse[]): Promise<void> {
   await page.addInitScript((scripts: ScriptedResponse[]) => {
     type Recorded = { headers: Record<string, string>; body: string | null };
-    const state = window as unknown as { __chatRequests: Recorded[] };
+    const state = window as unknown as { __chatRequests: Recorded[]; __chatGateOpen: boolean };
     state.__chatRequests = [];
+    state.__chatGateOpen = false;
     const queue = scripts.slice();
     const original = window.fetch.bind(window);
 
@@ -92,6 +97,7 @@ export async function installFakeChat(page: Page, responses: ScriptedResponse[])
           try {
             for (const chunk of script.chunks) {
               await wait(chunk.delayMs, signal);
+              while (chunk.gate && !state.__chatGateOpen) await wait(10, signal);
               controller.enqueue(encoder.encode(chunk.data));
             }
             if (script.holdOpen) await wait(3_600_000, signal);
@@ -108,6 +114,13 @@ export async function installFakeChat(page: Page, responses: ScriptedResponse[])
       return new Response(body, { status: script.status, headers: script.headers });
     };
   }, responses);
+}
+
+/** Opens the gate a `gate` chunk waits at (see ScriptedChunk). */
+export async function openChatGate(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as unknown as { __chatGateOpen: boolean }).__chatGateOpen = true;
+  });
 }
 
 export async function recordedRequests(page: Page): Promise<RecordedRequest[]> {
