@@ -34,14 +34,17 @@ export function describeDevnet(coordinates: DevnetCoordinates, file: string | un
   ].join("\n");
 }
 
-/** The MCP server's endpoint and its tools, each with its price and example arguments. */
+/** Each MCP endpoint and its tools, each with its price and example arguments. */
 function mcpToolLines(coordinates: DevnetCoordinates): string[] {
   const tools = coordinates.mcpTools ?? [];
-  const [first] = tools;
-  if (!first) return [];
+  if (tools.length === 0) return [];
   const width = Math.max(...tools.map((tool) => tool.toolName.length));
-  return [
-    `mcp tools    ${first.url}  (x402 over MCP, Streamable HTTP)`,
-    ...tools.map((tool) => `  ${tool.toolName.padEnd(width)}  ${`${tool.price} USDC`.padStart(11)}  ${JSON.stringify(tool.arguments)}${tool.listed ? "" : "  (free, not in the Bazaar)"}`),
-  ];
+  const endpoints = [...new Set(tools.map((tool) => tool.url))];
+  return endpoints.flatMap((url) => {
+    const served = tools.filter((tool) => tool.url === url);
+    return [
+      `mcp tools    ${url}  (x402 over MCP, ${served[0]?.transport === "sse" ? "HTTP+SSE" : "Streamable HTTP"})`,
+      ...served.map((tool) => `  ${tool.toolName.padEnd(width)}  ${`${tool.price} USDC`.padStart(11)}  ${JSON.stringify(tool.arguments)}${tool.listed ? "" : "  (free, not in the Bazaar)"}`),
+    ];
+  });
 }

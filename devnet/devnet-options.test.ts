@@ -23,6 +23,13 @@ describe("parseDevnetCliOptions", () => {
     expect(parseDevnetCliOptions(["--file", "b.json"], { DEVNET_FILE: "/tmp/a.json" }).writeFile).toBe("b.json");
   });
 
+  it("serves the MCP tools over SSE too only when --mcp-sse or DEVNET_MCP_SSE says 1", () => {
+    expect(DevnetOptions.parse(parseDevnetCliOptions([], {})).mcpOverSse).toBe(false);
+    expect(parseDevnetCliOptions([], { DEVNET_MCP_SSE: "1" }).mcpOverSse).toBe(true);
+    expect(parseDevnetCliOptions(["--mcp-sse", "0"], { DEVNET_MCP_SSE: "1" }).mcpOverSse).toBe(false);
+    expect(() => parseDevnetCliOptions(["--mcp-sse", "yes"], {})).toThrow(/must be 1 or 0/);
+  });
+
   it("refuses unknown flags, missing values and bad numbers", () => {
     expect(() => parseDevnetCliOptions(["--block-tiem", "2"], {})).toThrow(/unknown option/);
     expect(() => parseDevnetCliOptions(["--block-time"], {})).toThrow(/needs a value/);

@@ -27,6 +27,12 @@ export const DevnetOptions = z.object({
   walletUsdc: z.bigint().min(0n).default(100_000_000n),
   /** Where to write the coordinates JSON; nothing is written when absent. Removed again on stop. */
   writeFile: z.string().min(1).optional(),
+  /**
+   * Also serve the MCP tools over the legacy HTTP+SSE transport, on a port of their own, and list
+   * them in the Bazaar with `transport: "sse"` (next to the Streamable HTTP ones). Off by
+   * default: the same tools twice would only crowd the demo's discovery.
+   */
+  mcpOverSse: z.boolean().default(false),
 });
 
 export type StartDevnetOptions = z.input<typeof DevnetOptions>;
@@ -36,7 +42,7 @@ export type ResolvedDevnetOptions = z.output<typeof DevnetOptions>;
  * Reads the command-line flags and environment of `npm run devnet` / `npm run dev`. Flags win
  * over the environment. `--block-time 2` (or `DEVNET_BLOCK_TIME=2`), `--heartbeat` (or
  * `DEVNET_HEARTBEAT`), `--confirmations`, `--slow-delay-ms`, `--settle-timeout-ms`, `--file` (or
- * `DEVNET_FILE`).
+ * `DEVNET_FILE`), `--mcp-sse 1` (or `DEVNET_MCP_SSE=1`).
  */
 export function parseDevnetCliOptions(argv: readonly string[], environment: Readonly<Record<string, string | undefined>>): StartDevnetOptions {
   const flags = new Map<string, string>();
@@ -48,7 +54,7 @@ export function parseDevnetCliOptions(argv: readonly string[], environment: Read
     if (value === undefined) throw new Error(`--${name} needs a value`);
     flags.set(name, value);
   }
-  const known = new Set(["block-time", "heartbeat", "confirmations", "slow-delay-ms", "settle-timeout-ms", "file"]);
+  const known = new Set(["block-time", "heartbeat", "confirmations", "slow-delay-ms", "settle-timeout-ms", "file", "mcp-sse"]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
 
   const number = (flag: string, variable: string): number | undefined => {
@@ -58,6 +64,13 @@ export function parseDevnetCliOptions(argv: readonly string[], environment: Read
     if (!Number.isFinite(value)) throw new Error(`--${flag} (${variable}) must be a number, not "${text}"`);
     return value;
   };
+  const flag = (name: string, variable: string): boolean | undefined => {
+    const text = flags.get(name) ?? environment[variable];
+    if (text === undefined || text === "") return undefined;
+    if (text === "1" || text === "true") return true;
+    if (text === "0" || text === "false") return false;
+    throw new Error(`--${name} (${variable}) must be 1 or 0, not "${text}"`);
+  };
   const options: StartDevnetOptions = {
     blockTimeSeconds: number("block-time", "DEVNET_BLOCK_TIME"),
     heartbeatSeconds: number("heartbeat", "DEVNET_HEARTBEAT"),
@@ -65,6 +78,7 @@ export function parseDevnetCliOptions(argv: readonly string[], environment: Read
     slowDelayMs: number("slow-delay-ms", "DEVNET_SLOW_DELAY_MS"),
     settleTimeoutMs: number("settle-timeout-ms", "DEVNET_SETTLE_TIMEOUT_MS"),
     writeFile: flags.get("file") ?? (environment.DEVNET_FILE || ".devnet/devnet.json"),
+    mcpOverSse: flag("mcp-sse", "DEVNET_MCP_SSE"),
   };
   // Validate here so that a bad flag fails before anything starts, with the option's name.
   const parsed = DevnetOptions.safeParse(options);

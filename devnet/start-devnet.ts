@@ -148,9 +148,15 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       facilitatorTimeoutMs: options.facilitatorTimeoutMs,
     });
     stack.push(mcpServer.stop);
+    const mcpServers = [mcpServer];
+    if (options.mcpOverSse) {
+      const sseServer = await startMcpServer({ tools: DEMO_MCP_TOOLS, transport: "sse", terms, facilitatorUrl: facilitatorServer.url, facilitatorTimeoutMs: options.facilitatorTimeoutMs });
+      stack.push(sseServer.stop);
+      mcpServers.push(sseServer);
+    }
 
     const lastUpdated = new Date(startedAt).toISOString();
-    const catalog = [...running.map((entry) => discoveryItem(entry, lastUpdated)), ...mcpDiscoveryItems(mcpServer, lastUpdated)];
+    const catalog = [...running.map((entry) => discoveryItem(entry, lastUpdated)), ...mcpServers.flatMap((server) => mcpDiscoveryItems(server, lastUpdated))];
     // Every listing as discovery will answer it, against x402's schemas: a listing the official
     // client could not pay stops the world here, named, instead of failing each payment later.
     // The cheap checks only (a few ms); the full ones run in tests/integration/official-x402.test.ts.
@@ -164,7 +170,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       usdc: terms.token.address,
       facilitatorUrl: facilitatorServer.url,
       services: running.map((entry) => coordinatesEntry(entry, { v2: network, v1: LOCAL_V1_NETWORK })),
-      mcpTools: mcpCoordinatesEntries(mcpServer),
+      mcpTools: mcpServers.flatMap(mcpCoordinatesEntries),
       accounts: {
         agent: accounts.agent,
         user: accounts.user,

@@ -24,7 +24,7 @@ export function mcpDiscoveryItems(server: RunningMcpServer, lastUpdated: string)
         serviceName: tool.serviceName,
         tags: tool.tags,
         extensions: server.paywall.discoveryExtensionFor(tool, server.inputSchemaOf(tool)),
-        metadata: { name: tool.name, path: `${new URL(server.url).pathname}#${tool.name}`, price: formatUsdc(tool.price), amount: tool.price.toString(), offline: false },
+        metadata: { name: listedName(server, tool.name), path: `${new URL(server.url).pathname}#${tool.name}`, price: formatUsdc(tool.price), amount: tool.price.toString(), offline: false },
       },
     ];
   });
@@ -33,14 +33,19 @@ export function mcpDiscoveryItems(server: RunningMcpServer, lastUpdated: string)
 /** Every tool of the MCP server as the coordinates file describes it, free ones included. */
 export function mcpCoordinatesEntries(server: RunningMcpServer) {
   return server.tools.map((tool) => ({
-    name: tool.name,
+    name: listedName(server, tool.name),
     url: server.url,
     toolName: tool.name,
-    transport: "streamable-http" as const,
+    transport: server.transport,
     price: formatUsdc(tool.price ?? 0n),
     amount: (tool.price ?? 0n).toString(),
     description: tool.description,
     arguments: tool.example,
     listed: tool.price !== undefined,
   }));
+}
+
+/** The same tool served over SSE as well is named apart (`translate-sse`), so names stay unique. */
+function listedName(server: RunningMcpServer, toolName: string): string {
+  return server.transport === "sse" ? `${toolName}-sse` : toolName;
 }

@@ -19,6 +19,8 @@ export type McpPaywallOptions = {
   facilitatorTimeoutMs: number;
   /** The MCP endpoint's URL: the resource a tool's PaymentRequired names, as the Bazaar lists it. */
   endpointUrl: string;
+  /** What the tools' bazaar declarations name as their transport. */
+  transport: "streamable-http" | "sse";
 };
 
 export type McpPaywall = {
@@ -75,7 +77,7 @@ export async function createMcpPaywall(options: McpPaywallOptions, tools: readon
     return declareDiscoveryExtension({
       toolName: tool.name,
       description: tool.description,
-      transport: "streamable-http",
+      transport: options.transport,
       inputSchema,
       example: tool.example,
       output: { example: tool.exampleOutput },

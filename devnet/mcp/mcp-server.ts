@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import { sendJson } from "../http/json-response";
@@ -9,19 +10,27 @@ import type { PaymentTerms } from "../services/payment-terms";
 import { createMcpPaywall, type McpPaywall } from "./mcp-paywall";
 import type { DemoMcpTool } from "./mcp-tools";
 
-/** Where the MCP endpoint answers on its own port. */
+/** Where the MCP endpoint answers on its own port (Streamable HTTP). */
 export const MCP_PATH = "/mcp";
+/** The legacy HTTP+SSE transport: the event stream (GET), and where its messages are posted. */
+export const SSE_PATH = "/sse";
+export const SSE_MESSAGES_PATH = "/messages";
+
+export type DevnetMcpTransport = "streamable-http" | "sse";
 
 export type StartMcpServerOptions = {
   tools: readonly DemoMcpTool[];
+  /** Streamable HTTP (the default), or the legacy HTTP+SSE transport that older servers still serve. */
+  transport?: DevnetMcpTransport;
   terms: PaymentTerms;
   facilitatorUrl: string;
   facilitatorTimeoutMs: number;
 };
 
 export type RunningMcpServer = {
-  /** The MCP endpoint (Streamable HTTP): what the Bazaar lists as each tool's resource. */
+  /** The MCP endpoint (Streamable HTTP, or the SSE event stream): what the Bazaar lists as each tool's resource. */
   url: string;
+  transport: DevnetMcpTransport;
   port: number;
   tools: readonly DemoMcpTool[];
   paywall: McpPaywall;
@@ -31,11 +40,14 @@ export type RunningMcpServer = {
 };
 
 /**
- * The local world's MCP server: Streamable HTTP on its own loopback port, stateless (a fresh
- * MCP server and transport per POST, so nothing is kept between calls), with the demo tools.
- * Priced tools ask for payment as x402's MCP transport says (mcp-paywall.ts); the free one
- * just answers. A GET (the optional server-to-client stream) and a DELETE (ending a session)
- * get 405: a stateless server has neither.
+ * The local world's MCP server on its own loopback port, with the demo tools. Priced tools ask
+ * for payment as x402's MCP transport says (mcp-paywall.ts); the free one just answers.
+ *
+ * - Streamable HTTP: stateless (a fresh MCP server and transport per POST, so nothing is kept
+ *   between calls). A GET (the optional server-to-client stream) and a DELETE (ending a
+ *   session) get 405: a stateless server has neither.
+ * - HTTP+SSE: each GET of the event stream is a session (its own MCP server), whose messages
+ *   are posted to the path its `endpoint` event names; the session ends with the stream.
  */
 export async function startMcpServer(options: StartMcpServerOptions): Promise<RunningMcpServer> {
   let paywall: McpPaywall | undefined;
@@ -57,35 +69,65 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Ru
     return mcp;
   }
 
+  const transport = options.transport ?? "streamable-http";
+  const sessions = new Map<string, SSEServerTransport>();
+
+  async function handleSse(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    if (!paywall) return sendJson(response, 503, rpcError(-32000, "The MCP server is still starting."));
+    if (url.pathname === SSE_PATH && request.method === "GET") {
+      const session = new SSEServerTransport(SSE_MESSAGES_PATH, response);
+      const mcp = buildServer(paywall);
+      sessions.set(session.sessionId, session);
+      response.once("close", () => {
+        sessions.delete(session.sessionId);
+        void mcp.close().catch(() => undefined);
+      });
+      return mcp.connect(session);
+    }
+    if (url.pathname === SSE_MESSAGES_PATH && request.method === "POST") {
+      const session = sessions.get(url.searchParams.get("sessionId") ?? "");
+      if (!session) return sendJson(response, 404, rpcError(-32001, "No such session: open the event stream first."));
+      const body = await readJsonBody(request);
+      if (!body.ok) return sendJson(response, body.status, rpcError(-32700, body.detail));
+      return session.handlePostMessage(request, response, body.value);
+    }
+    return sendJson(response, 404, rpcError(-32601, `The event stream is GET ${SSE_PATH}; messages are POSTed to ${SSE_MESSAGES_PATH}.`));
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? "/", `http://${LOOPBACK_HOST}`).pathname.replace(/\/+$/, "");
+    const url = new URL(request.url ?? "/", `http://${LOOPBACK_HOST}`);
+    if (transport === "sse") return handleSse(request, response, url);
+    const path = url.pathname.replace(/\/+$/, "");
     if (path !== MCP_PATH) return sendJson(response, 404, rpcError(-32601, `No MCP endpoint at ${path || "/"}; it is at ${MCP_PATH}.`));
     if (request.method !== "POST") return sendJson(response, 405, rpcError(-32000, "Method not allowed: this stateless server answers POST only."), { Allow: "POST" });
     if (!paywall) return sendJson(response, 503, rpcError(-32000, "The MCP server is still starting."));
     const body = await readJsonBody(request);
     if (!body.ok) return sendJson(response, body.status, rpcError(-32700, body.detail));
     const mcp = buildServer(paywall);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const channel = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.once("close", () => {
-      void transport.close().catch(() => undefined);
+      void channel.close().catch(() => undefined);
       void mcp.close().catch(() => undefined);
     });
-    await mcp.connect(transport);
-    await transport.handleRequest(request, response, body.value);
+    await mcp.connect(channel);
+    await channel.handleRequest(request, response, body.value);
   }
 
   const server = createServer((request, response) => {
     handle(request, response).catch(() => sendJson(response, 500, rpcError(-32603, "The devnet MCP server failed unexpectedly.")));
   });
   const port = await listen(server);
-  const url = `http://${LOOPBACK_HOST}:${port}${MCP_PATH}`;
+  const url = `http://${LOOPBACK_HOST}:${port}${transport === "sse" ? SSE_PATH : MCP_PATH}`;
   try {
-    paywall = await createMcpPaywall({ terms: options.terms, facilitatorUrl: options.facilitatorUrl, facilitatorTimeoutMs: options.facilitatorTimeoutMs, endpointUrl: url }, options.tools);
+    paywall = await createMcpPaywall(
+      { terms: options.terms, facilitatorUrl: options.facilitatorUrl, facilitatorTimeoutMs: options.facilitatorTimeoutMs, endpointUrl: url, transport },
+      options.tools,
+    );
   } catch (error) {
     await closeServer(server);
     throw error;
   }
-  return { url, port, tools: options.tools, paywall, inputSchemaOf, stop: () => closeServer(server) };
+  return { url, port, transport, tools: options.tools, paywall, inputSchemaOf, stop: () => closeServer(server) };
 }
 
 function rpcError(code: number, message: string) {

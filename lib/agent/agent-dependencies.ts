@@ -44,6 +44,8 @@ export type AccessSettings = {
 export type AgentDependencies = {
   network: NetworkConfig;
   fetch: OutboundFetch;
+  /** The guarded fetch whose answers stream (MCP's SSE transport); see PurchaseDependencies. */
+  openStream?: OutboundFetch;
   chain: ChainReader;
   store: Store;
   discovery: DiscoveryClient;
@@ -61,6 +63,7 @@ export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDepende
   return {
     network: deps.network,
     fetch: deps.fetch,
+    openStream: deps.openStream,
     chain: deps.chain,
     ledger: deps.store.ledger,
     quoteSecret: deps.quoteSecret,

@@ -47,12 +47,16 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
     timeoutMs: env.OUTBOUND_TIMEOUT_MS,
   });
   const fetch = (input: string, init?: RequestInit) => serviceFetch(input, init);
+  // An MCP server's SSE event stream lives as long as its session: the same rules, its bounds
+  // over the whole stream, and no longer than a chat turn.
+  const serviceStream = createGuardedFetch({ allowlist: network.outboundAllowlist, infrastructure, timeoutMs: env.CHAT_DEADLINE_MS, body: "streamed" });
   const quoteSecret = env.QUOTE_SECRET ?? (network.name === "local" ? LOCAL_QUOTE_SECRET : undefined);
   if (!quoteSecret) throw new AppError("unavailable:not_configured", { details: "QUOTE_SECRET is not set" });
   return {
     env,
     network,
     fetch,
+    openStream: (input: string, init?: RequestInit) => serviceStream(input, init),
     chain: createChainReader({ rpcUrl: network.rpcUrl, usdc: network.usdc }),
     // One store per process (Redis when REDIS_URL is set); refused on Vercel without Redis.
     store: overrides.store ?? getStore(),

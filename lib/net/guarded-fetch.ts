@@ -13,7 +13,9 @@ import "server-only";
  * The body is read fully (up to the cap) before the Response is returned, so every failure
  * (including "too large" and a timeout while reading) rejects the call itself instead of
  * surfacing later in whoever reads the body. Paid services answer with small JSON documents,
- * so nothing is lost by not streaming.
+ * so nothing is lost by not streaming. The one exception is `body: "streamed"`, for an answer
+ * that lives as long as a session (an MCP server's SSE event stream): the body is handed on as
+ * a stream under the same byte bound, and the time bound runs until the stream ends.
  */
 import { Agent, fetch as undiciFetch } from "undici";
 import { z } from "zod";
@@ -21,6 +23,7 @@ import { createGuardedConnector, type OutboundLookup } from "./guarded-connector
 import { GuardedFetchError } from "./guarded-fetch-error";
 import { compileInfrastructure } from "./infrastructure";
 import { compileAllowlist } from "./outbound-allowlist";
+import { cappedStream } from "./capped-stream";
 import { assertOutboundUrl, parseOutboundUrl } from "./outbound-url";
 import { readCappedBody } from "./read-capped-body";
 import { timeoutSignal } from "../timeout";
@@ -51,6 +54,12 @@ const GuardedFetchOptions = z.object({
   maxResponseBytes: z.number().int().positive().default(GUARDED_FETCH_DEFAULTS.maxResponseBytes),
   maxRedirects: z.number().int().min(0).max(20).default(GUARDED_FETCH_DEFAULTS.maxRedirects),
   lookup: z.custom<OutboundLookup>((value) => typeof value === "function").optional(),
+  /**
+   * `buffered`: every answer read whole before it is returned. `streamed`: the body is handed on
+   * as it arrives (bounded by `maxResponseBytes`, and `timeoutMs` from the request to the
+   * stream's end), for event streams only.
+   */
+  body: z.enum(["buffered", "streamed"]).default("buffered"),
 });
 export type GuardedFetchOptions = z.input<typeof GuardedFetchOptions>;
 
@@ -66,7 +75,13 @@ const ORIGIN_BOUND_HEADERS = ["authorization", "proxy-authorization", "cookie", 
 
 type Hop = { url: URL; method: string; headers: Headers; body: Uint8Array | undefined };
 
-type Signals = { caller: AbortSignal; timeout: AbortSignal; combined: AbortSignal };
+type Signals = {
+  caller: AbortSignal;
+  timeout: AbortSignal;
+  combined: AbortSignal;
+  /** Called when a streamed body is handed on; returns what releases the time bound when it ends. */
+  handOver: () => () => void;
+};
 
 function toGuardedError(error: unknown, signals: Signals, host: string, dispatched: boolean): unknown {
   const guarded = GuardedFetchError.find(error);
@@ -144,12 +159,20 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   async function toResponse(upstream: Awaited<ReturnType<typeof send>>, hop: Hop, redirected: boolean, signals: Signals) {
     const host = hop.url.host;
     const declaredLength = Number(upstream.headers.get("content-length") ?? Number.NaN);
-    let bytes: Uint8Array<ArrayBuffer>;
+    let bytes: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
     try {
       if (declaredLength > settings.maxResponseBytes) {
         throw new GuardedFetchError("response_too_large", { host });
       }
-      bytes = await readCappedBody(upstream.body, settings.maxResponseBytes, host);
+      bytes =
+        settings.body === "streamed" && upstream.body
+          ? cappedStream(upstream.body, {
+              maxBytes: settings.maxResponseBytes,
+              host,
+              describeError: (error) => toGuardedError(error, signals, host, true),
+              onEnd: signals.handOver(),
+            })
+          : await readCappedBody(upstream.body, settings.maxResponseBytes, host);
     } catch (error) {
       await upstream.body?.cancel().catch(() => undefined);
       throw toGuardedError(error, signals, host, true);
@@ -206,12 +229,18 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const request = new Request(input, init);
     if (request.signal.aborted) throw request.signal.reason;
 
-    // The response's body is read whole below, so the timer is stopped when this returns.
+    // A body read whole is done when this returns, so the timer is stopped then; a streamed
+    // body takes the timer with it and stops it when it ends.
     const timeout = timeoutSignal(settings.timeoutMs);
+    let handedOver = false;
+    const handOver = () => {
+      handedOver = true;
+      return timeout.clear;
+    };
     try {
-      return await fetchHops(request, firstUrl, { caller: request.signal, timeout: timeout.signal, combined: AbortSignal.any([request.signal, timeout.signal]) });
+      return await fetchHops(request, firstUrl, { caller: request.signal, timeout: timeout.signal, combined: AbortSignal.any([request.signal, timeout.signal]), handOver });
     } finally {
-      timeout.clear();
+      if (!handedOver) timeout.clear();
     }
   };
 }

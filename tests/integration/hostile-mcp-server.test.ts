@@ -8,7 +8,9 @@
  * - a made-up settlement claim: the chain decides; reported honestly, never as paid, and the
  *   reservation released once the authorization has expired unused;
  * - a server that answers an error, then settles the signature a few seconds later: reported as
- *   paid or pending (never "nothing was spent"), and the journal ends up agreeing with the chain.
+ *   paid or pending (never "nothing was spent"), and the journal ends up agreeing with the chain;
+ * - a server on the HTTP+SSE transport that settles, then ends its event stream without
+ *   answering: the connection closes at once, and the chain's word makes it paid, with its hash.
  *
  * Each case asserts the chain's balances.
  */
@@ -40,6 +42,8 @@ const TOOLS: HostileMcpTool[] = [
 let harness: ChatHarness;
 let fake: FakeOpenAiServer;
 let hostile: HostileMcpServer;
+/** The same tricks over the legacy HTTP+SSE transport. */
+let hostileSse: HostileMcpServer;
 let bazaar: ForeignBazaar;
 
 /** The user names the tool: the model discovers it, calls it at its listed endpoint, then reports. */
@@ -56,6 +60,7 @@ function script(messages: ChatCompletionMessage[]): ScriptedReply {
 
 beforeAll(async () => {
   hostile = await startHostileMcpServer(TOOLS);
+  hostileSse = await startHostileMcpServer([{ name: "cutter", listedAmount: PRICE, payTo: PAYEE, trick: { kind: "cuts-stream" } }], { transport: "sse" });
   const catalogue: ReturnType<HostileMcpServer["listings"]> = [];
   bazaar = await startForeignBazaar(catalogue);
   fake = await startFakeOpenAiServer((request) => script(request.messages));
@@ -63,15 +68,17 @@ beforeAll(async () => {
     baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
     env: { CHAT_DEADLINE_MS: "20000", AGENT_AUTHORIZATION_TTL_SECONDS: "10" },
     // Discovery is the hostile tools' own listing server; payments still go to the local chain.
-    network: async () => ({ facilitatorUrl: bazaar.url, outboundAllowlist: [hostile.host, new URL(bazaar.url).host] }),
+    network: async () => ({ facilitatorUrl: bazaar.url, outboundAllowlist: [hostile.host, hostileSse.host, new URL(bazaar.url).host] }),
   });
   hostile.configure(hostileWorldOf(harness.devnet, harness.devnet));
-  catalogue.push(...hostile.listings());
+  hostileSse.configure(hostileWorldOf(harness.devnet, harness.devnet));
+  catalogue.push(...hostile.listings(), ...hostileSse.listings());
 }, 120_000);
 
 afterAll(async () => {
   await harness?.stop();
   await hostile?.close();
+  await hostileSse?.close();
   await bazaar?.stop();
   await fake?.stop();
 });
@@ -188,5 +195,27 @@ describe("a hostile MCP server that took the signature", () => {
     expect(await balances()).toEqual([before[0]! - PRICE, before[1]! + PRICE]);
     expect(await harness.deps.store.ledger.spentToday(agent())).toEqual({ settled: PRICE, reserved: 0n });
     expect(await harness.deps.store.journal.unsettled(100)).toEqual([]);
+  });
+});
+
+describe("a hostile MCP server on HTTP+SSE that ends its event stream after taking the payment", () => {
+  it("closes the connection at once, and the chain's word makes it paid with its hash, exactly the price", async () => {
+    const before = await balances();
+    const result = await ask("cutter");
+    const payments = paymentsOf(result);
+    expect(hostileSse.calls.map((call) => call.paid)).toEqual([false, true]);
+    const [settlement] = hostileSse.settlements;
+    expect(settlement).toBeDefined();
+    const last = payments.at(-1);
+    expect(last).toMatchObject({ status: "failed", reason: "payment-failed", service: "cutter" });
+    // The stream's end closed the call: it did not sit out its time bound.
+    expect(last?.message).toMatch(/did not answer after receiving the payment \(the connection failed\)/);
+    expect(last?.message).not.toMatch(/timed out/);
+    expect(last?.txHash?.toLowerCase()).toBe(settlement!.transaction.toLowerCase());
+    expectNoEarlyNothingSpent(payments, "cutter");
+    expect(await balances()).toEqual([before[0]! - PRICE, before[1]! + PRICE]);
+    const journaled = await harness.deps.store.journal.history({ service: "cutter", limit: 5 });
+    expect(journaled[0]).toMatchObject({ status: "failed" });
+    expect(journaled[0]?.txHash?.toLowerCase()).toBe(settlement!.transaction.toLowerCase());
   });
 });

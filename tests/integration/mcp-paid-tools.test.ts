@@ -12,13 +12,15 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createPublicClient, erc20Abi, http, parseEventLogs, type Hex } from "viem";
+import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBaseModel } from "../../lib/agent/model/create-chat-model";
-import { findSequenceViolations, type PaymentEvent } from "../../lib/stream";
+import type { PaymentEvent } from "../../lib/stream";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
 import { lastToolResult, startFakeOpenAiServer, type ChatCompletionMessage, type FakeOpenAiServer, type ScriptedReply } from "../support/fake-openai-server";
 import { textOf } from "../support/scripted-replies";
+import { usdcTransfers } from "../support/usdc-transfers";
+import { askForMcpTool } from "../support/ask-mcp-tool";
 import { paymentRequiredProblems } from "../../devnet/conformance/x402-conformance";
 import { mcpPaymentRequiredResult } from "../conformance/fixtures/mcp";
 
@@ -82,23 +84,11 @@ const balances = () => Promise.all([harness.usdcBalance(agent()), harness.usdcBa
 const toolCallResults = () => fake.requests.map((request) => lastToolResult(request)?.content).filter((content) => content !== undefined) as Record<string, unknown>[];
 const paymentsOf = (payments: PaymentEvent[]) => payments.filter((payment) => !payment.id.startsWith("disc_"));
 
-/** The USDC transfers of a transaction: [from, to, value]. */
-async function transfers(txHash: Hex) {
-  const chain = createPublicClient({ transport: http(harness.devnet.rpcUrl) });
-  const receipt = await chain.getTransactionReceipt({ hash: txHash });
-  return parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs })
-    .filter((log) => log.address.toLowerCase() === harness.devnet.usdc.toLowerCase())
-    .map((log) => [log.args.from, log.args.to, log.args.value]);
-}
+const transfers = (txHash: Hex) => usdcTransfers(harness.devnet, txHash);
 
-async function ask(tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  fake.requests.length = 0;
+function ask(tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   mcpRequests.length = 0;
-  const result = await harness.chat({ messages: [{ role: "user", content: `mcp ${tool} ${JSON.stringify(args)}` }], ...extra });
-  expect(result.response.status).toBe(200);
-  expect(findSequenceViolations(result.events)).toEqual([]);
-  expect(fake.problems).toEqual([]);
-  return result;
+  return askForMcpTool(harness, fake, tool, args, extra);
 }
 
 describe("the local world's MCP server", () => {

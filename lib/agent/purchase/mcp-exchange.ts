@@ -16,7 +16,9 @@ import "server-only";
  * So an MCP purchase runs exactly the same steps, with the same proofs, as an HTTP one; only the
  * words of an after-payment failure are MCP's own (`describeAnswer`).
  */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { describeServiceText } from "../../x402/service-text";
 import { MCP_PAYMENT_META_KEY, readToolPaymentRequest, readToolSettlement, ToolResult } from "../../x402/mcp-payment-request";
 import type { McpConnection } from "./mcp-connection";
@@ -47,15 +49,32 @@ export function createMcpExchange(
       // Without a payment: the ask. The tool was asked already; its payment request is the answer.
       if (!proof) return paymentRequiredAnswer(call.paymentRequired);
       const payload = decodePaymentSignatureHeader(proof);
-      const result = await connection.callTool(call.toolName, call.arguments, {
-        meta: { [MCP_PAYMENT_META_KEY]: payload },
-        signal: init?.signal ?? undefined,
-        timeoutMs: call.timeoutMs(),
-      });
+      let result: unknown;
+      try {
+        result = await connection.callTool(call.toolName, call.arguments, {
+          meta: { [MCP_PAYMENT_META_KEY]: payload },
+          signal: init?.signal ?? undefined,
+          timeoutMs: call.timeoutMs(),
+        });
+      } catch (error) {
+        throw asTransportFailure(error);
+      }
       return answerOf(result, call.toolName, describe);
     },
     describeAnswer: (response) => descriptions.get(response),
   };
+}
+
+/**
+ * The MCP client's own failures of a sent call, in the terms the purchase reads an HTTP
+ * failure in: the connection closed under it, or its time bound passed. Both after the call
+ * was sent, so the payment may have arrived.
+ */
+function asTransportFailure(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  if (error.code === ErrorCode.ConnectionClosed) return new GuardedFetchError("connection_lost", { cause: error, requestMayHaveArrived: true });
+  if (error.code === ErrorCode.RequestTimeout) return new GuardedFetchError("timeout", { cause: error, requestMayHaveArrived: true });
+  return error;
 }
 
 /** A payment request as the purchase reads one: a 402 with the v2 header (or a v1 JSON body). */

@@ -12,7 +12,7 @@ import "server-only";
  * `<endpoint>#<tool>` (as the resource): one endpoint serves several tools.
  */
 import { createHash } from "node:crypto";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { checkArguments, describeInputSchema, readInputSchema } from "../../x402/mcp-input-schema";
 import type { McpTransport } from "../../x402/mcp-listing";
@@ -73,10 +73,10 @@ export async function runMcpPurchase(deps: PurchaseDependencies, request: McpPur
 
   let connection: McpConnection;
   try {
-    connection = await connectMcp(deps.fetch, request.endpoint, request.transport, { signal: request.signal, timeoutMs: timeoutMs() });
+    connection = await connectMcp({ fetch: deps.fetch, openStream: deps.openStream }, request.endpoint, request.transport, { signal: request.signal, timeoutMs: timeoutMs() });
   } catch (error) {
     if (error instanceof UnsupportedMcpTransport) {
-      return { status: "refused", message: `Not called, nothing was paid: ${service} is served over ${error.message}, which this deployment does not call (it calls MCP tools over Streamable HTTP).` };
+      return { status: "refused", message: `Not called, nothing was paid: ${service} is served over ${error.message}, which this deployment is not set up to call.` };
     }
     const refused = GuardedFetchError.find(error);
     if (refused?.code === "infrastructure" && !refused.requestMayHaveArrived) {
@@ -175,7 +175,8 @@ async function declaredSchema(
 /** Why an MCP request failed, in a few words for people (never a URL or an address). */
 export function describeMcpFailure(error: unknown): string {
   if (GuardedFetchError.find(error)) return describeFetchFailure(error);
-  if (error instanceof McpError) return error.code === -32001 ? "timed out" : `it answered an MCP error ${describeServiceText("message", error.message, 100)}`;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return "the connection closed";
+  if (error instanceof McpError) return error.code === ErrorCode.RequestTimeout ? "timed out" : `it answered an MCP error ${describeServiceText("message", error.message, 100)}`;
   const status = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && error.name !== "TimeoutError" && typeof status === "number" && status >= 100) return `it answered HTTP ${status}`;
   return describeFetchFailure(error);

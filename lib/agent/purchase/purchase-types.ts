@@ -22,6 +22,11 @@ export type OutboundFetch = (input: string, init?: RequestInit) => Promise<Respo
 export type PurchaseDependencies = {
   network: NetworkConfig;
   fetch: OutboundFetch;
+  /**
+   * The same guarded fetch with its body handed on as a stream (the event stream of an MCP
+   * server on the SSE transport). Absent: SSE-transport tools are refused, nothing sent.
+   */
+  openStream?: OutboundFetch;
   chain: ChainReader;
   ledger: SpendingLedger;
   quoteSecret: string;
