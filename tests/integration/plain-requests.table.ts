@@ -4,8 +4,9 @@
  * when no listed service does what it asks. Every group of the local world is covered: GET
  * with a query, a POST body, a path parameter, the sign-in-with-x service, the guide
  * catalogue, the service whose 402 offers another network first, the one only another
- * network can pay (hidden by discovery, so nothing fits), the offline one, and requests
- * phrased as suggestions are: a listing's description or name, then its example inputs.
+ * network can pay (hidden by discovery, so nothing fits), the offline one, the paid MCP tools
+ * (expected as `mcp:<tool>`), and requests phrased as suggestions are: a listing's description
+ * or name, then its example inputs.
  */
 export const NOTHING = "nothing fits";
 
@@ -13,7 +14,7 @@ export type PlainRequest = {
   request: string;
   expected: string;
   /** The group of the local world the row exercises, for the report. */
-  group: "query" | "body" | "path" | "sign-in" | "guides" | "foreign-first" | "foreign-only" | "offline" | "suggestion" | "nothing";
+  group: "query" | "body" | "path" | "sign-in" | "guides" | "foreign-first" | "foreign-only" | "offline" | "mcp" | "suggestion" | "nothing";
   /** Values the call must carry (in its URL or body), when the request names them. */
   carries?: string[];
 };
@@ -69,6 +70,10 @@ export const PLAIN_REQUESTS: readonly PlainRequest[] = [
   // Listed, but its server is down: called, and the answer says it is offline.
   { group: "offline", request: "Translate 'Thank you' into French", expected: "translate", carries: ["Thank you", "fr"] },
   { group: "offline", request: "Can you translate good morning to Portuguese?", expected: "translate", carries: ["pt"] },
+  // A paid MCP tool (the local world's MCP server, listed in the Bazaar as type "mcp"): named `mcp:<tool>`.
+  { group: "mcp", request: "Summarize this: The council met on Tuesday and agreed to extend the tram line to the airport by 2030.", expected: "mcp:summarize", carries: ["The council met on Tuesday"] },
+  { group: "mcp", request: "Summarize the following text: 'Rain is expected all week, with storms on Friday.'", expected: "mcp:summarize", carries: ["Rain is expected all week"] },
+  { group: "mcp", request: "Use the MCP translate tool: 'good morning' into Spanish", expected: "mcp:translate", carries: ["good morning", "es"] },
   // A listing's description, then an example input.
   { group: "suggestion", request: "Current weather and a three-day forecast for a city (synthetic demo data) for Lisbon", expected: "weather", carries: ["Lisbon"] },
   { group: "suggestion", request: "Delayed stock quote for a ticker, named in the path for ACME", expected: "stock-quote", carries: ["ACME"] },

@@ -16,7 +16,7 @@ import { NOTHING, PLAIN_REQUESTS, type PlainRequest } from "./plain-requests.tab
 const CONCURRENT_CHATS = 4;
 const REQUIRED_SHARE = 0.9;
 
-type ToolCall = { toolName: string; input: { url?: string; method?: string; body?: unknown; query?: string } };
+type ToolCall = { toolName: string; input: { url?: string; method?: string; body?: unknown; query?: string; endpoint?: string; tool?: string; arguments?: unknown } };
 type Outcome = { row: PlainRequest; called: string | undefined; paidTo: string | undefined; call: ToolCall["input"] | undefined; result: ChatResult; ok: boolean; why: string };
 
 let harness: ChatHarness;
@@ -88,12 +88,18 @@ function serviceAt(url: string): string | undefined {
   })?.name;
 }
 
+function mcpToolAt(endpoint: string, tool: string | undefined): string | undefined {
+  const listed = harness.devnet.mcpTools?.find((entry) => entry.url === endpoint && entry.toolName === tool);
+  return listed ? `mcp:${listed.toolName}` : undefined;
+}
+
 async function run(row: PlainRequest): Promise<Outcome> {
   const result = await harness.chat(userMessage(row.request));
-  const call = toolCalls.get(keyOf(row.request))?.find((entry) => entry.toolName === "call_paid_service")?.input;
-  const called = call?.url ? serviceAt(call.url) : undefined;
+  const call = toolCalls.get(keyOf(row.request))?.find((entry) => entry.toolName === "call_paid_service" || entry.toolName === "call_paid_mcp_tool")?.input;
+  // An MCP tool call names the tool at an endpoint of the local world's MCP server, as `mcp:<tool>`.
+  const called = call?.url ? serviceAt(call.url) : call?.endpoint ? mcpToolAt(call.endpoint, call.tool) : undefined;
   const paidResource = result.payments.find((payment) => payment.id.startsWith("pay_") && payment.resource)?.resource;
-  const paidTo = paidResource ? serviceAt(paidResource) : undefined;
+  const paidTo = paidResource ? (serviceAt(paidResource) ?? mcpToolAt(paidResource.split("#")[0]!, decodeURIComponent(paidResource.split("#")[1] ?? ""))) : undefined;
   const judged = judge(row, called, paidTo, call, result);
   return { row, called, paidTo, call, result, ...judged };
 }
@@ -107,7 +113,7 @@ function judge(row: PlainRequest, called: string | undefined, paidTo: string | u
   if (called !== row.expected) return { ok: false, why: called ? `called ${called}` : "called nothing" };
   // The payment's own events name the same service (the offline one is never reached).
   if (paidTo !== undefined && paidTo !== row.expected) return { ok: false, why: `p: events name ${paidTo}` };
-  const sent = `${decodeURIComponent(call?.url ?? "").replace(/\+/g, " ")} ${JSON.stringify(call?.body ?? "")}`;
+  const sent = `${decodeURIComponent(call?.url ?? "").replace(/\+/g, " ")} ${JSON.stringify(call?.body ?? call?.arguments ?? "")}`;
   const sentFlat = sent.replace(/"(\w+)":\s*/g, "$1=");
   const lost = (row.carries ?? []).filter((value) => !sent.includes(value) && !sentFlat.includes(value));
   return lost.length === 0 ? { ok: true, why: "called" } : { ok: false, why: `call lacks ${lost.join(", ")}: ${sent}` };
@@ -117,7 +123,7 @@ describe("plain requests reach the right service through discovery (offline demo
   it("covers every group of the local world with at least 30 requests", () => {
     expect(PLAIN_REQUESTS.length).toBeGreaterThanOrEqual(30);
     const groups = new Set(PLAIN_REQUESTS.map((row) => row.group));
-    expect([...groups].sort()).toEqual(["body", "foreign-first", "foreign-only", "guides", "nothing", "offline", "path", "query", "sign-in", "suggestion"]);
+    expect([...groups].sort()).toEqual(["body", "foreign-first", "foreign-only", "guides", "mcp", "nothing", "offline", "path", "query", "sign-in", "suggestion"]);
   });
 
   it(`routes at least ${REQUIRED_SHARE * 100} % of them`, () => {
@@ -143,6 +149,18 @@ describe("plain requests reach the right service through discovery (offline demo
   it("says what it assumed when the request left an input out", () => {
     const lisbon = outcomes.find((outcome) => outcome.row.request === "Buy the food guide for Lisbon");
     expect(lisbon?.result.text).toMatch(/\*\*days\*\* = “2”: you did not say .*service's own example/);
+  });
+
+  it("buys paid MCP tools like any listing: the translation arrives, the summarizer's paid failure is reported with its transaction", () => {
+    const translated = outcomes.find((outcome) => outcome.row.expected === "mcp:translate");
+    expect(translated?.result.payments.find((payment) => payment.status === "quoted")).toMatchObject({ service: "translate", amount: "0.02" });
+    expect(translated?.result.payments.find((payment) => payment.status === "delivered")).toMatchObject({ service: "translate", result: { data: { translation: "bueno mañana" } } });
+    expect(translated?.result.text).toContain("bueno mañana");
+    for (const summarized of outcomes.filter((outcome) => outcome.row.expected === "mcp:summarize")) {
+      const last = summarized.result.payments.filter((payment) => payment.id.startsWith("pay_")).at(-1);
+      expect(last, summarized.row.request).toMatchObject({ status: "failed", service: "summarize" });
+      expect(last?.txHash, summarized.row.request).toMatch(/^0x[0-9a-f]{64}$/);
+    }
   });
 
   it("every chat ends with one well-formed finish and no error", () => {

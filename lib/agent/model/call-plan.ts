@@ -52,7 +52,8 @@ export function planCall(entry: ServiceEntry, reading: RequestReading): CallPlan
       (reading.payload !== undefined && (kind === "text" || kind === "topic") ? undefined : namedValueFor(field, kind, reading.text, inputs.fields, context)) ??
       (argumentReading && valueFor(field, kind, argumentReading, context)) ??
       valueFor(field, kind, reading, context);
-    if (found !== undefined) {
+    // A field that takes only some values takes a value from the request only if it is one of them.
+    if (found !== undefined && (!field.choices || field.choices.includes(found.value))) {
       filled.push({ field, ...found });
       used.add(asText(found.value));
     } else if (field.example !== undefined && field.example !== null) {

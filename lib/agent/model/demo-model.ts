@@ -18,12 +18,14 @@ import { planCall, type PlannedCall } from "./call-plan";
 import { MAX_QUERY_CHARS, readDemoIntent } from "./demo-intent";
 import { answerText, askText, discoveryFailedText, helpText, LABEL, listText, nothingFitsText, type Choice } from "./demo-replies";
 import { entriesOf, type ServiceEntry } from "./listing-inputs";
+import { mcpEntriesOf } from "./mcp-entries";
 import { bestFit, rankListings } from "./listing-relevance";
 import { readRequest } from "./request-reading";
 import { plainQuery } from "./words";
 
 export const DEMO_MODEL_ID = "offline-demo";
 const CALL_TOOL = "call_paid_service";
+const CALL_MCP_TOOL = "call_paid_mcp_tool";
 const DISCOVER_TOOL = "discover_services";
 
 type Decision = { type: "text"; text: string } | { type: "tool"; toolName: string; input: Record<string, unknown> };
@@ -163,10 +165,10 @@ export function decide(prompt: LanguageModelV4Prompt): Decision {
       return { type: "text", text: nothingFitsText(attempts, chosen.ranked) };
     }
     if (chosen.kind === "ask") return { type: "text", text: askText(chosen.entry, chosen.missing) };
-    return { type: "tool", toolName: CALL_TOOL, input: chosen.call };
+    return callOf(chosen);
   }
 
-  if (last.toolName === CALL_TOOL) {
+  if (last.toolName === CALL_TOOL || last.toolName === CALL_MCP_TOOL) {
     // The choice is recomputed from this turn's discovery results: deterministic, so the answer
     // names the same listing and the same assumptions as the call that was made.
     const searches = results.filter((result) => result.toolName === DISCOVER_TOOL);
@@ -174,6 +176,14 @@ export function decide(prompt: LanguageModelV4Prompt): Decision {
     return { type: "text", text: answerText(chosen?.kind === "call" ? chosen.choice : undefined, last.value) };
   }
   return { type: "text", text: `${LABEL}\n\nDone.` };
+}
+
+/** The call to the chosen listing: an HTTP service, or a paid MCP tool with its arguments. */
+function callOf(chosen: Extract<Chosen, { kind: "call" }>): Decision {
+  const mcp = chosen.choice.entry.mcp;
+  if (!mcp) return { type: "tool", toolName: CALL_TOOL, input: chosen.call };
+  const body = chosen.call.body;
+  return { type: "tool", toolName: CALL_MCP_TOOL, input: { endpoint: mcp.endpoint, tool: mcp.tool, arguments: body && typeof body === "object" ? body : {} } };
 }
 
 /** The searches of a request, in order: the user's words, the same in plainer words, the whole list. */
@@ -191,7 +201,7 @@ type Chosen =
 function choose(userText: string, query: string, searches: readonly ToolResult[]): Chosen {
   const byResource = new Map<string, ServiceEntry>();
   for (const search of searches) {
-    for (const entry of entriesOf(search.value)) if (!byResource.has(entry.resource!)) byResource.set(entry.resource!, entry);
+    for (const entry of [...entriesOf(search.value), ...mcpEntriesOf(search.value)]) if (!byResource.has(entry.resource!)) byResource.set(entry.resource!, entry);
   }
   const entries = [...byResource.values()];
   let reading = readRequest(userText);

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { CALL_METHODS, type CallMethod } from "../../x402/input-contract";
+import type { McpTarget } from "./mcp-entries";
 
 const text = (max: number) => z.string().max(max).optional().catch(undefined);
 
@@ -29,7 +30,8 @@ export const ServiceEntry = z.looseObject({
     .optional()
     .catch(undefined),
 });
-export type ServiceEntry = z.infer<typeof ServiceEntry>;
+/** A listing; `mcp` is set on a paid MCP tool's (mcp-entries.ts), never read from a result's services. */
+export type ServiceEntry = z.infer<typeof ServiceEntry> & { mcp?: McpTarget };
 
 export type InputField = {
   name: string;
@@ -39,6 +41,8 @@ export type InputField = {
   description?: string;
   /** The service's example value, as it declared it (a number stays a number in a JSON body). */
   example?: unknown;
+  /** The only values it takes, where the listing says (an MCP tool's schema `enum`). */
+  choices?: readonly unknown[];
 };
 
 export type ListingInputs = {
@@ -55,13 +59,15 @@ export function entriesOf(value: unknown): ServiceEntry[] {
   if (!services.success) return [];
   return services.data.services.flatMap((raw) => {
     const entry = ServiceEntry.safeParse(raw);
-    return entry.success && entry.data.resource ? [entry.data] : [];
+    // `mcp` is ours to set: a service's listing naming one is not taken for an MCP tool.
+    return entry.success && entry.data.resource ? [{ ...entry.data, mcp: undefined }] : [];
   });
 }
 
 const NAME = "[A-Za-z0-9_.\\-\\[\\]]{1,40}";
 
 export function inputsOf(entry: ServiceEntry): ListingInputs {
+  if (entry.mcp) return entry.mcp.inputs;
   const example = entry.example;
   const usage = entry.usage ?? "";
   const template = example?.template ?? entry.resource ?? "";
