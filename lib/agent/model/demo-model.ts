@@ -154,7 +154,7 @@ export function decide(prompt: LanguageModelV4Prompt): Decision {
     const failure = discoveryFailure(last.value);
     // Only the first search's failure ends the turn: a later one leaves what was found before.
     if (failure !== undefined && searches.length === 1) return { type: "text", text: discoveryFailedText(failure || undefined) };
-    if (intent.kind !== "request") return { type: "text", text: listText(entriesOf(last.value), intent.kind === "list" ? intent.query : undefined) };
+    if (intent.kind !== "request") return { type: "text", text: listText([...entriesOf(last.value), ...mcpEntriesOf(last.value)], intent.kind === "list" ? intent.query : undefined) };
     const chosen = choose(userText, intent.query, searches);
     if (chosen.kind === "nothing") {
       // A search's ranking can miss what a listing says in other words: search again in plainer

@@ -35,7 +35,7 @@ export function listText(services: ServiceEntry[], query: string | undefined): s
 }
 
 function listingLine(service: ServiceEntry): string {
-  return `- **${service.name ?? "service"}**: ${service.price ?? "?"} USDC per call${service.description ? ` — ${service.description}` : ""}`;
+  return `- **${service.name ?? "service"}**${service.mcp ? " (MCP tool)" : ""}: ${service.price ?? "?"} USDC per call${service.description ? ` — ${service.description}` : ""}`;
 }
 
 /** Nothing listed fits: what was searched, and the closest listings with their prices. */

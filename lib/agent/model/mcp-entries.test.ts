@@ -44,6 +44,16 @@ describe("paid MCP tools as demo listings", () => {
     expect(service?.mcp).toBeUndefined();
   });
 
+  it("lists MCP tools beside the services when asked what there is, marked as MCP tools", () => {
+    const prompt: LanguageModelV4Prompt = [
+      { role: "user", content: [{ type: "text", text: "Compare the prices of all services" }] },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "c0", toolName: "discover_services", input: {} }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "c0", toolName: "discover_services", output: { type: "json", value: discovered([SPELLER]) as never } }] },
+    ];
+    const answer = decide(prompt) as { type: string; text: string };
+    expect(answer.text).toMatch(/I found 1 paid service, cheapest first:\n\n- \*\*Spelling Fixer \(MCP\)\*\* \(MCP tool\): 0\.003 USDC per call/);
+  });
+
   it("calls the tool that fits with call_paid_mcp_tool, its arguments from the message", () => {
     const text = "Fix the spelling of this: 'teh quick borwn fox'";
     const prompt: LanguageModelV4Prompt = [
