@@ -24,11 +24,9 @@ describe("a payment identifier per intent", () => {
   const activity = () => paymentIdentifierActivity(harness.devnet.faults, SERVICE);
 
   beforeAll(async () => {
-    // The slow service answers after 7 s, so the caller can leave after the service has the
-    // payment and before it settles, with room for a loaded machine (3 s was once too short in
-    // CI: the service settled before the caller had gone); a 15 s authorization still leaves
-    // the retry's settlement 8 s to spare, and keeps the wait for the first one's proof short.
-    harness = await startChatHarness({ devnet: { slowDelayMs: 7_000 }, env: { AGENT_AUTHORIZATION_TTL_SECONDS: "15" } });
+    // The slow service answers after 3 s, so the caller can leave after the service has the
+    // payment and before it settles; a 10 s authorization keeps the wait for its proof short.
+    harness = await startChatHarness({ devnet: { slowDelayMs: 3_000 }, env: { AGENT_AUTHORIZATION_TTL_SECONDS: "10" } });
     agent = harness.devnet.accounts.agent.address as `0x${string}`;
   });
   afterAll(async () => {
