@@ -6,6 +6,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectGarbage } from "../../tests/support/collect-garbage";
 import { expectRefusal } from "../../tests/support/expect-refusal";
 import { createGuardedFetch } from "./guarded-fetch";
 
@@ -95,6 +96,17 @@ describe("streamed bodies", () => {
     const response = await createGuardedFetch({ allowlist, body: "streamed" })(`${origin}/cancelled`);
     await response.body!.cancel();
     await until(() => closedByClient.includes("/cancelled"));
+  });
+
+  it("a caller's abort closes the connection, even after the Request the fetch made was garbage collected", async () => {
+    const caller = new AbortController();
+    const response = await createGuardedFetch({ allowlist, body: "streamed" })(`${origin}/abandoned`, { signal: caller.signal });
+    const reader = response.body!.getReader();
+    expect(await readText(reader)).toContain("event: endpoint");
+    await collectGarbage();
+    caller.abort(new Error("the run ended"));
+    await expect(reader.read()).rejects.toThrow("the run ended");
+    await until(() => closedByClient.includes("/abandoned"));
   });
 
   it("keeps the address rules: a loopback server outside the allowlist is refused before anything is sent", async () => {

@@ -227,7 +227,10 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const firstUrl = parseOutboundUrl(input);
     assertOutboundUrl(firstUrl);
     const request = new Request(input, init);
-    if (request.signal.aborted) throw request.signal.reason;
+    // The caller's own signal, not the Request's copy: undici's copy follows the original only
+    // while the Request lives, and a streamed body outlives it here.
+    const caller = init?.signal ?? (input instanceof Request ? input.signal : request.signal);
+    if (caller.aborted) throw caller.reason;
 
     // A body read whole is done when this returns, so the timer is stopped then; a streamed
     // body takes the timer with it and stops it when it ends.
@@ -238,7 +241,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       return timeout.clear;
     };
     try {
-      return await fetchHops(request, firstUrl, { caller: request.signal, timeout: timeout.signal, combined: AbortSignal.any([request.signal, timeout.signal]), handOver });
+      return await fetchHops(request, firstUrl, { caller, timeout: timeout.signal, combined: AbortSignal.any([caller, timeout.signal]), handOver });
     } finally {
       if (!handedOver) timeout.clear();
     }

@@ -12,6 +12,7 @@ import { parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentIdentifierActivity } from "../../devnet/services/payment-identifier-cache";
+import { collectGarbage } from "../support/collect-garbage";
 import { startChatHarness, userMessage, type ChatHarness, type ChatResult } from "../support/chat-harness";
 
 const SERVICE = "slow-analysis";
@@ -46,6 +47,8 @@ describe("a payment identifier per intent", () => {
       onEvent: async (event) => {
         if (controller.signal.aborted || event.type !== "payment" || event.payment.status !== "verifying") return;
         await waitUntil(() => activity().seen.length === 1, 15_000);
+        // A loaded process may collect at any moment, including the Request the caller handed over.
+        await collectGarbage();
         controller.abort();
       },
     });
