@@ -6,8 +6,10 @@
  * is not guessed: the model asks for it. Nothing here names a service.
  */
 import { fillRouteTemplate } from "../../x402/call-usage";
+import { exampleText, fieldStems, kindOf, LANGUAGE_NAMES, type Kind } from "./input-kinds";
 import { inputsOf, type InputField, type ServiceEntry } from "./listing-inputs";
-import { coinSymbol, isCurrencyCode, readRequest, type RequestReading } from "./request-reading";
+import { readRequest, type RequestReading } from "./request-reading";
+import { coinSymbol, isCurrencyCode } from "./request-vocabulary";
 import { contentStems, isStopWord, matchStrength, stem } from "./words";
 
 export type PlannedCall = { url: string; method: string; body?: Record<string, unknown> | string };
@@ -21,16 +23,11 @@ export type FilledInput = {
 
 export type CallPlan = { ok: true; call: PlannedCall; inputs: FilledInput[] } | { ok: false; missing: InputField[] };
 
-type Kind = "number" | "email" | "id" | "pair" | "language" | "currency" | "code" | "place" | "text" | "topic";
 
 /** The longest value put in a query string or path segment (a call's URL is at most 2048). */
 const MAX_URL_VALUE_CHARS = 300;
 
-const PLACE_WORDS = ["city", "place", "location", "town", "region", "country", "destination", "address", "area", "where"].map(stem);
-const TEXT_WORDS = ["text", "content", "message", "body", "sentence", "paragraph", "passage", "input", "document", "note", "prompt"].map(stem);
-const LANGUAGE_NAMES = new Set(["lang", "language", "locale", "to", "from", "target", "source", "target_lang", "source_lang"]);
 const COIN_WORDS = ["crypto", "coin", "token", "cryptocurrency"].map(stem);
-const CODE_WORDS = ["ticker", "symbol", "code", "stock", "share"].map(stem);
 
 /** Fills `entry`'s declared inputs from the request; `undefined` values are left out of the call. */
 export function planCall(entry: ServiceEntry, reading: RequestReading): CallPlan {
@@ -79,31 +76,6 @@ export function planCall(entry: ServiceEntry, reading: RequestReading): CallPlan
     call.body = Object.fromEntries(bodyInputs.map((input) => [input.field.name, bodyValue(input)]));
   }
   return { ok: true, call, inputs: filled };
-}
-
-/** The words a field is described by: its name and description, stemmed. */
-function fieldStems(field: InputField): string[] {
-  return contentStems(`${field.name.replace(/[_.-]+/g, " ")} ${field.description ?? ""}`);
-}
-
-function exampleText(field: InputField): string {
-  return field.example === undefined || field.example === null ? "" : typeof field.example === "string" ? field.example : JSON.stringify(field.example);
-}
-
-function kindOf(field: InputField): Kind {
-  const words = fieldStems(field);
-  const has = (list: readonly string[]) => list.some((word) => words.includes(word));
-  const example = exampleText(field);
-  if (field.type === "integer" || field.type === "number" || typeof field.example === "number" || /^\d+(\.\d+)?$/.test(example)) return "number";
-  if (example.includes("@") || words.includes("email")) return "email";
-  if (/^[A-Za-z]{1,12}-\d{1,9}$/.test(example) || (field.name.toLowerCase() === "id" && !example)) return "id";
-  if (/^[A-Z0-9]{2,10}[-/][A-Z0-9]{2,10}$/.test(example)) return "pair";
-  if (words.includes(stem("language")) || (LANGUAGE_NAMES.has(field.name.toLowerCase()) && /^[a-z]{2}(-[A-Z]{2})?$/.test(example))) return "language";
-  if (words.includes(stem("currency")) || (example.length === 3 && isCurrencyCode(example) && example === example.toUpperCase())) return "currency";
-  if (/^[A-Z][A-Z0-9.]{0,9}$/.test(example) || has(CODE_WORDS)) return "code";
-  if (has(PLACE_WORDS)) return "place";
-  if (has(TEXT_WORDS) || example.length > 40) return "text";
-  return "topic";
 }
 
 type Context = { listingStems: Set<string>; argument?: string; used: Set<string>; onlyNumber: boolean };

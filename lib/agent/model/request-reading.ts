@@ -6,6 +6,19 @@
  * declared inputs, and the ranking (listing-relevance.ts) weighs the remaining words.
  */
 import { contentStems, isStopWord, stem, wordsOf } from "./words";
+import {
+  COIN_SYMBOLS,
+  COUNTABLE_AFTER_ARTICLE,
+  CURRENCY_CODES,
+  CURRENCY_NAMES,
+  FUNCTION_WORDS,
+  LANGUAGES,
+  NOT_CODES,
+  NOT_PLACES,
+  NUMBER_WORDS,
+  PLACE_ENDS,
+  PLACE_PREPOSITIONS,
+} from "./request-vocabulary";
 
 export type NumberMention = {
   value: number;
@@ -48,58 +61,6 @@ export type RequestReading = {
   /** Capitalised names elsewhere in the request ("… weather Hamburg"): places of last resort. */
   names: string[];
 };
-
-/** Coins people name in words, and their usual ticker. */
-const COIN_SYMBOLS: Record<string, string> = {
-  bitcoin: "BTC", btc: "BTC", ether: "ETH", ethereum: "ETH", eth: "ETH", solana: "SOL", sol: "SOL", dogecoin: "DOGE",
-  doge: "DOGE", cardano: "ADA", ripple: "XRP", litecoin: "LTC", polkadot: "DOT", avalanche: "AVAX", usdc: "USDC", tether: "USDT",
-};
-
-const CURRENCY_NAMES: Record<string, string> = {
-  euro: "EUR", euros: "EUR", dollar: "USD", dollars: "USD", pound: "GBP", pounds: "GBP", sterling: "GBP", yen: "JPY",
-  franc: "CHF", francs: "CHF", yuan: "CNY", renminbi: "CNY", rupee: "INR", rupees: "INR", real: "BRL", reais: "BRL",
-  peso: "MXN", pesos: "MXN", krona: "SEK", kronor: "SEK", zloty: "PLN",
-};
-
-const CURRENCY_CODES = new Set([
-  "USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "CNY", "HKD", "SGD", "INR", "BRL", "MXN", "SEK", "NOK", "DKK",
-  "PLN", "CZK", "HUF", "TRY", "ZAR", "KRW",
-]);
-
-const LANGUAGES: Record<string, string> = {
-  english: "en", french: "fr", portuguese: "pt", spanish: "es", german: "de", italian: "it", dutch: "nl", japanese: "ja",
-  chinese: "zh", korean: "ko", russian: "ru", arabic: "ar", hindi: "hi", polish: "pl", turkish: "tr", greek: "el",
-  swedish: "sv", norwegian: "no", danish: "da", finnish: "fi", czech: "cs", ukrainian: "uk",
-};
-
-const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, a: 1, an: 1, single: 1, couple: 2,
-};
-
-/** Units "a"/"an" may count ("a week", "an hour"); elsewhere "a" is only an article. */
-const COUNTABLE_AFTER_ARTICLE = new Set(["day", "week", "night", "hour", "month", "year", "minute"]);
-
-/** Words after a number that are no unit of it ("2 of them", "5 for me"). */
-const FUNCTION_WORDS = new Set(["a", "an", "the", "of", "and", "or", "to", "for", "in", "on", "at", "with", "by", "from", "is", "are", "please"]);
-
-/** Upper-case words that are not codes. */
-const NOT_CODES = new Set(["I", "A", "OK", "AM", "PM", "ID", "URL", "API", "PDF", "FAQ", "JSON", "HTTP", "HTTPS", "USA", "UK", "EU"]);
-
-/** Capitalised words that do not name a place. */
-const NOT_PLACES = new Set([
-  "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april", "may",
-  "june", "july", "august", "september", "october", "november", "december",
-]);
-
-/** Words that end (or rule out) a lower-case place name: "in new york today", "in the morning". */
-const PLACE_ENDS = new Set([
-  "a", "an", "the", "this", "that", "my", "your", "our", "their", "its", "it", "me", "us", "and", "or", "but", "then", "for", "to", "at",
-  "on", "with", "from", "by", "of", "today", "tonight", "tomorrow", "now", "right", "please", "currently", "next", "morning",
-  "afternoon", "evening", "general", "total", "detail", "short", "particular", "advance", "time", "case", "order", "words",
-]);
-
-/** Prepositions after which a capitalised name is a place ("weather in Lisbon", "a guide for Porto"). */
-const PLACE_PREPOSITIONS = "in|at|to|near|around|for|across|visiting|within";
 
 const MAX_READ_CHARS = 4_000;
 const MAX_PAYLOAD_CHARS = 2_000;
@@ -157,15 +118,6 @@ export function readRequest(message: string, options: { whole?: boolean } = {}):
     impliedWords: impliedBy(codes, currencies, languages).filter((word) => !topicWords.includes(word)),
     names: findNames(request).filter((name) => !places.includes(name)),
   };
-}
-
-/** The symbol of a coin named in words ("bitcoin" → BTC), if it is one. */
-export function coinSymbol(word: string): string | undefined {
-  return COIN_SYMBOLS[word.toLowerCase()];
-}
-
-export function isCurrencyCode(code: string): boolean {
-  return CURRENCY_CODES.has(code.toUpperCase());
 }
 
 /**
