@@ -8,7 +8,10 @@
  * - a price over the limit: refused, nothing signed;
  * - a deployment without the streamed fetch: refused before anything is sent.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Hex } from "viem";
+import { paymentRequiredProblems } from "../../devnet/conformance/x402-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBaseModel } from "../../lib/agent/model/create-chat-model";
 import type { PaymentEvent } from "../../lib/stream";
@@ -88,6 +91,19 @@ describe("paid MCP tools over HTTP+SSE", () => {
       ["translate", "sse", "/sse"],
       ["summarize", "sse", "/sse"],
     ]);
+  });
+
+  it("asks for payment over SSE with a PaymentRequired that @x402/core's own schemas accept, naming the event stream as the resource", async () => {
+    const client = new Client({ name: "conformance", version: "1.0.0" });
+    await client.connect(new SSEClientTransport(new URL(sseTool("translate").url)));
+    try {
+      const unpaid = (await client.callTool({ name: "translate", arguments: { text: "hi", target: "fr" } })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+      expect(unpaid.isError).toBe(true);
+      expect(await paymentRequiredProblems(unpaid.structuredContent)).toEqual([]);
+      expect(unpaid.structuredContent).toMatchObject({ x402Version: 2, resource: { url: sseTool("translate").url }, accepts: [{ scheme: "exact", amount: sseTool("translate").amount }] });
+    } finally {
+      await client.close();
+    }
   });
 
   it("pays the priced tool exactly its price, once, with the answer on the event stream opened once", async () => {
