@@ -24,6 +24,7 @@ import { namespaceOf, requestKeyOf } from "./request-key";
 import { enforceRateLimit } from "./rate-limit";
 import { bindApprovalToRequest } from "./bind-approval-request";
 import { readBoundedJson } from "../net/read-bounded-json";
+import { watchCaller } from "../net/watch-caller";
 import { settleWithin } from "../timeout";
 import { verifyApproval } from "./verify-approval";
 import { readSignIn } from "./verify-sign-in";
@@ -103,14 +104,9 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       const unlisted = unlistedCallsOf(deps, caller, clientKey);
       const started = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, requestKey: requestKey.key, arrivedAt, unlisted }, writer);
       run = holder.run = started;
-      const callerLeft = () => started.abort(new Error("client disconnected"));
-      request.signal?.addEventListener("abort", callerLeft, { once: true });
-      // undici's Request follows the caller's signal through a weak reference to a controller
-      // only the Request holds: once nothing holds the Request, a garbage collection cuts that
-      // link and the caller's leaving never reaches the run (a paid call would then settle for
-      // nobody). The run holds the Request until it ends.
-      const detach = () => request.signal?.removeEventListener("abort", callerLeft);
-      started.done.then(detach, detach);
+      // Held until the run ends: a caller that leaves stops it (a paid call must not settle for nobody).
+      const stopWatching = watchCaller(request, () => started.abort(new Error("client disconnected")));
+      started.done.then(stopWatching, stopWatching);
 
       // Before promising 200, make sure the model provider answers. After an approved payment
       // the stream must go out whatever happens, so that the payment is reported.

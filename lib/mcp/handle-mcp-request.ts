@@ -12,6 +12,7 @@ import type { ChatDependencies } from "../chat/chat-dependencies";
 import { admitCaller } from "../chat/admit-caller";
 import { problemResponse } from "../errors";
 import { readBoundedJson } from "../net/read-bounded-json";
+import { watchCaller } from "../net/watch-caller";
 import { MAX_BODY_BYTES } from "../stream/chat-request";
 import { createMcpServer } from "./create-mcp-server";
 import { admitToMcp, resourceMetadataUrl, siteOrigin, withResourceMetadata } from "./mcp-access";
@@ -39,8 +40,11 @@ export async function handleMcpRequest(request: Request, getDependencies: () => 
     // Closing the server aborts a call still running (its signal), as the chat stops its run
     // when the client goes away; after the answer it only frees the server.
     let closed: Promise<void> | undefined;
-    const close = () => (closed ??= server.close().catch(() => undefined));
-    request.signal?.addEventListener("abort", () => void close(), { once: true });
+    const close = () => {
+      stopWatching();
+      return (closed ??= server.close().catch(() => undefined));
+    };
+    const stopWatching = watchCaller(request, () => void close());
     const response = await transport.handleRequest(request, { parsedBody: body });
     const headers = new Headers(response.headers);
     // Hop-by-hop: the platform manages connections (HTTP/2 forbids the header).
