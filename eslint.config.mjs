@@ -10,6 +10,9 @@ const config = [
   {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // A name declared again in an inner scope hides the outer one: a shadowed `release` once
+      // kept an Idempotency-Key claimed forever while every check passed.
+      "@typescript-eslint/no-shadow": ["error", { ignoreOnInitialization: true }],
     },
   },
 ];

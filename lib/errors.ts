@@ -213,7 +213,7 @@ export function problemResponse(value: unknown, log: (entry: Record<string, unkn
   }
   const headers = new Headers({ "Content-Type": "application/problem+json", "Cache-Control": "no-store" });
   if (error.retryAfterSeconds !== undefined) headers.set("Retry-After", String(Math.ceil(error.retryAfterSeconds)));
-  for (const [name, value] of Object.entries(error.headers)) headers.set(name, value);
+  for (const [name, headerValue] of Object.entries(error.headers)) headers.set(name, headerValue);
   return new Response(JSON.stringify(toProblem(error, instance)), { status: error.status, headers });
 }
 

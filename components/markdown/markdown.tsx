@@ -88,7 +88,7 @@ function renderBlock(block: Block, key: string): ReactNode {
 }
 
 /** One block; finished blocks keep their object while the answer streams, so memo skips them. */
-const MarkdownBlock = memo(function MarkdownBlock({ block, id }: { block: Block; id: string }) {
+const MarkdownBlock = memo(function RenderedBlock({ block, id }: { block: Block; id: string }) {
   return renderBlock(block, id);
 });
 
@@ -96,7 +96,7 @@ const MarkdownBlock = memo(function MarkdownBlock({ block, id }: { block: Block;
  * Renders the safe Markdown subset of parse-markdown.ts as React elements (never raw HTML).
  * While the text streams in, each new chunk parses only the unfinished end of it.
  */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
+export const Markdown = memo(function RenderedMarkdown({ text }: { text: string }) {
   const [parser] = useState(createIncrementalMarkdown);
   const blocks = useMemo(() => parser.update(text), [parser, text]);
   return (

@@ -191,7 +191,7 @@ export function parseBlocks(lines: readonly string[], depth: number, ctx: StepCo
         type: "list",
         ordered: isOrdered,
         start: ordered?.start ?? 1,
-        items: items.map((lines) => inline(lines.join("\n"))),
+        items: items.map((itemLines) => inline(itemLines.join("\n"))),
       });
       continue;
     }

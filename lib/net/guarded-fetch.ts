@@ -138,9 +138,9 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   async function send(hop: Hop, signals: Signals) {
     // Whether fetch handed the request to the pool: before that, nothing can have been sent.
     let dispatched = false;
-    const dispatcher = agent.compose((dispatch) => (options, handler) => {
+    const dispatcher = agent.compose((dispatch) => (dispatchOptions, handler) => {
       dispatched = true;
-      return dispatch(options, handler);
+      return dispatch(dispatchOptions, handler);
     });
     try {
       return await undiciFetch(hop.url, {

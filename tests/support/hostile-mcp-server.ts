@@ -131,8 +131,8 @@ export async function startHostileMcpServer(tools: readonly HostileMcpTool[], op
   }
 
   async function handleSse(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? "/", "http://127.0.0.1");
-    if (request.method === "GET" && url.pathname === "/sse") {
+    const target = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (request.method === "GET" && target.pathname === "/sse") {
       const channel = new SSEServerTransport("/messages", response);
       const mcp = buildServer();
       streams.set(channel.sessionId, { channel, response });
@@ -142,7 +142,7 @@ export async function startHostileMcpServer(tools: readonly HostileMcpTool[], op
       });
       return mcp.connect(channel);
     }
-    const stream = streams.get(url.searchParams.get("sessionId") ?? "");
+    const stream = streams.get(target.searchParams.get("sessionId") ?? "");
     if (request.method !== "POST" || !stream) return void response.writeHead(404).end();
     const body = await readJsonBody(request);
     if (!body.ok) return void response.writeHead(body.status).end();

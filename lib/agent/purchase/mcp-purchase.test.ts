@@ -53,14 +53,14 @@ function mcpServer(price = PRICE) {
     return server;
   };
   const fetch: FakePaidService["fetch"] = async (url, init) => {
-    const request = new Request(url, init);
-    if (request.method === "POST") {
-      const body = (await request.clone().json()) as { method: string; params?: { name?: string; _meta?: Record<string, unknown> } };
+    const sent = new Request(url, init);
+    if (sent.method === "POST") {
+      const body = (await sent.clone().json()) as { method: string; params?: { name?: string; _meta?: Record<string, unknown> } };
       seen.push({ rpc: body.method, tool: body.params?.name, paid: body.params?._meta?.["x402/payment"] !== undefined });
     }
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await build().connect(transport);
-    return transport.handleRequest(request);
+    return transport.handleRequest(sent);
   };
   return { fetch, seen, toolCalls: () => seen.filter((entry) => entry.rpc === "tools/call") };
 }

@@ -43,7 +43,7 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
     claim = await options.store.claim(options.key, CLAIM_TTL_SECONDS);
   } catch (error) {
     // Fail closed: without the store we cannot know whether this intent was already paid.
-    const log = options.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
+    const log = options.log ?? ((line: Record<string, unknown>) => console.error(JSON.stringify(line)));
     log({ level: "error", event: "intent-claim-failed", key: options.key, error: String(error), details: AppError.isInstance(error) ? error.details : undefined });
     const message = AppError.isInstance(error) ? error.safeMessage : "The payment ledger is unavailable.";
     return { status: "refused", message: `${message} No payment was attempted.` };
@@ -125,7 +125,7 @@ async function recordOutcome(options: PurchaseOnceOptions, outcome: PurchaseOutc
       return;
     } catch (error) {
       if (attempt === 2) {
-        const log = options.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
+        const log = options.log ?? ((line: Record<string, unknown>) => console.error(JSON.stringify(line)));
         log({ level: "error", event: "intent-record-failed", key: options.key, status: outcome.status, error: String(error) });
       }
     }
