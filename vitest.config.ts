@@ -8,6 +8,9 @@ const alias = {
   "server-only": fileURLToPath(new URL("./tests/support/server-only.ts", import.meta.url)),
 };
 
+/** `npm run test:gc-storm`: a full garbage collection every GC_STORM_MS in each test process. */
+const gcStorm = Boolean(process.env.GC_STORM_MS);
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -28,9 +31,11 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // Collections all the time make the storm run slower (tests/support/gc-storm.ts).
+          testTimeout: gcStorm ? 90_000 : 60_000,
+          hookTimeout: gcStorm ? 90_000 : 60_000,
           globalSetup: ["tests/support/global-setup.ts"],
+          setupFiles: gcStorm ? ["tests/support/gc-storm.ts"] : [],
         },
       },
     ],

@@ -9,6 +9,7 @@ import { createPublicClient, erc20Abi, http, type Address, type Hex } from "viem
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startDevnet, type Devnet } from "../../devnet";
+import { timeoutSignal } from "../../lib/timeout";
 
 /** Short, so the "settlement times out" path takes a second, not the default twenty. */
 const SETTLE_TIMEOUT_MS = 400;
@@ -26,12 +27,22 @@ function service(name: string) {
   return { ...found, callUrl: `${found.url}?${new URLSearchParams(found.queryParams)}` };
 }
 
-function payingFetch() {
+/**
+ * The official paying client. With `giveUp`, its requests are aborted by that signal itself:
+ * @x402/fetch hands its inner fetch Requests it built, and a Request follows the signal it was
+ * built with only through a weak reference (lib/net/watch-caller.ts), so after a garbage
+ * collection the caller's abort would not reach the request. (GET only: no body is passed on.)
+ */
+function payingFetch(giveUp?: AbortSignal) {
   const account = privateKeyToAccount(devnet.accounts.agent.privateKey as Hex);
   const client = new x402Client()
     .register(devnet.network as Network, new ExactEvmScheme(account))
     .setSpendControls({ allowedAssets: [{ network: devnet.network as Network, asset: devnet.usdc }] });
-  return wrapFetchWithPayment(fetch, client);
+  if (!giveUp) return wrapFetchWithPayment(fetch, client);
+  return wrapFetchWithPayment((input, init) => {
+    const request = new Request(input, init);
+    return fetch(request.url, { method: request.method, headers: request.headers, signal: giveUp });
+  }, client);
 }
 
 async function balances() {
@@ -91,7 +102,7 @@ describe("facilitator faults", () => {
     await devnet.faults.set({ facilitatorHangs: true });
     // The facilitator itself holds the request.
     const held = fetch(`${devnet.facilitatorUrl}/supported`);
-    const timedOut = await fetch(`${devnet.facilitatorUrl}/supported`, { signal: AbortSignal.timeout(300) }).then(
+    const timedOut = await fetch(`${devnet.facilitatorUrl}/supported`, { signal: giveUpAfter(300) }).then(
       () => false,
       () => true,
     );
@@ -100,7 +111,7 @@ describe("facilitator faults", () => {
     // A paying client gives up; the service never got to verify, so nothing is spent.
     const before = await balances();
     const callerGoneBefore = devnet.paidRequests.count("caller-gone");
-    const gaveUp = await payingFetch()(service("weather").callUrl, { signal: AbortSignal.timeout(500) }).then(
+    const gaveUp = await payingFetch(giveUpAfter(500))(service("weather").callUrl).then(
       () => false,
       () => true,
     );
@@ -163,3 +174,8 @@ describe("fault switches over HTTP", () => {
     expect(devnet.faults.get().verifyFails).toBe(false);
   });
 });
+
+/** A signal that aborts after `ms`, its timer held until then (lib/timeout.ts). */
+function giveUpAfter(ms: number): AbortSignal {
+  return timeoutSignal(ms).signal;
+}
