@@ -14,6 +14,7 @@ import { checkPayment } from "../limits/check-payment";
 import { checkPayeePolicy } from "../limits/payee-policy";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import { formatUsdc } from "../money";
+import { readOptionalJson } from "../net/read-optional-json";
 import { readPaymentRequired, selectPayableRequirement } from "../x402/payment-requirements";
 import { readDailyRoom, type DailyUse } from "./daily-room";
 import type { PlannedCall } from "./plan-call";
@@ -82,7 +83,7 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   }
 
   // 2. Its terms, and the option the agent would pay.
-  const paymentRequired = readPaymentRequired(first.headers, await readJson(first));
+  const paymentRequired = readPaymentRequired(first.headers, await readOptionalJson(first));
   if (!paymentRequired) return { status: "unavailable", message: `${service} sent a 402 without readable x402 payment requirements.` };
   const selection = selectPayableRequirement(paymentRequired, deps.network);
   if (!selection.ok) return { status: "unavailable", message: `${service}: ${selection.reason}.` };
@@ -124,13 +125,4 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
     ...(balance === undefined ? {} : { balance: formatUsdc(balance) }),
     signed: false,
   };
-}
-
-async function readJson(response: Response): Promise<unknown> {
-  try {
-    const text = await response.text();
-    return text ? (JSON.parse(text) as unknown) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -8,11 +8,12 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
+/** One full collection, now. */
+export const fullCollection = runInNewContext("gc") as () => void;
 
 export async function collectGarbage(rounds = 3): Promise<void> {
   for (let round = 0; round < rounds; round += 1) {
-    gc();
+    fullCollection();
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -5,12 +5,7 @@
  * so a link held only weakly (a Request's tie to its caller's signal, a timer's to its signal)
  * breaks every time instead of once in a CI run.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { fullCollection } from "./collect-garbage";
 
 const every = Number(process.env.GC_STORM_MS);
-if (Number.isFinite(every) && every > 0) {
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as () => void;
-  setInterval(gc, every).unref();
-}
+if (Number.isFinite(every) && every > 0) setInterval(fullCollection, every).unref();

@@ -11,12 +11,12 @@ import { checkPayment } from "../../limits/check-payment";
 import { checkPayeePolicy } from "../../limits/payee-policy";
 import { formatUsdc } from "../../money";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
-import { MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../../stream";
+import { readOptionalJson } from "../../net/read-optional-json";
+import { MAX_APPROVAL_BODY_CHARS } from "../../stream";
 import { quoteNonce } from "../../x402/authorization-nonce";
 import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
 import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
-import { PERMIT2 } from "../../x402/upto-permit2";
-import { PAYABLE_SCHEMES, permit2Readiness, permit2Refusal, signTypedQuote, typedDataFor, type QuoteTypedData } from "./upto-terms";
+import { PAYABLE_SCHEMES, permit2Readiness, permit2Refusal, signTypedQuote, typedDataFor } from "./upto-terms";
 import {
   agentAuthorizationSeconds,
   CLOCK_SKEW_SECONDS,
@@ -33,6 +33,7 @@ import { echoedExtensions } from "../../x402/echo-extensions";
 import { extensionsThatFit } from "../../x402/payment-signature-header";
 import { resourceInfoOf } from "../../x402/extension-echo-bounds";
 import { identifiedOutcome } from "./retry-safety";
+import { approvalRequest } from "./approval-for-quote";
 
 export { MIN_PAYMENT_WINDOW_SECONDS } from "./authorization-window";
 export { runApprovedPurchase } from "./run-approved-purchase";
@@ -72,7 +73,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   }
 
   // 2. Read what it asks for and pick an option we can pay.
-  const paymentRequired = readPaymentRequired(first.headers, await readJson(first));
+  const paymentRequired = readPaymentRequired(first.headers, await readOptionalJson(first));
   if (!paymentRequired) return fail("payment-failed", `${request.service} sent a 402 without readable x402 payment requirements.`);
   // Pay once, use again: where the 402 offers sign-in-with-x, the agent signs in first; a
   // service that knows this wallet paid serves it with no payment (sign-in-instead.ts).
@@ -232,45 +233,3 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
 const UNSEALED_NONCE = `0x${"0".repeat(64)}` as const;
 /** The nonce whose written form is longest (a permit writes it in decimal): for sizing the header. */
 const LONGEST_NONCE = `0x${"f".repeat(64)}` as const;
-
-/** What the user's wallet is asked to sign: the frozen quote, as the browser shows it and sends it back. */
-function approvalRequest(quote: Quote, typedData: QuoteTypedData, permit2Missing = false): ApprovalRequest {
-  const { option } = quote;
-  const resourceInfo = resourceInfoOf(quote.resource);
-  const unitPrice = option.upto?.unitPrice;
-  const unit = (option.requirements.extra as { metering?: { unit?: unknown } } | undefined)?.metering?.unit;
-  const upto = option.upto
-    ? {
-        ceiling: formatUsdc(option.amount),
-        ...(unitPrice === undefined ? {} : { metering: { unitPrice: formatUsdc(unitPrice), ...(typeof unit === "string" && unit.length <= 64 ? { unit } : {}) } }),
-        ...(permit2Missing ? { permit2Approval: { spender: PERMIT2, token: option.asset } } : {}),
-      }
-    : {};
-  return {
-    method: quote.method,
-    resource: quote.url,
-    amount: formatUsdc(option.amount),
-    asset: option.asset,
-    network: option.network,
-    payTo: option.payTo,
-    expiresAt: Number(quote.validBefore),
-    x402Version: option.x402Version,
-    scheme: option.upto ? "upto" : "exact",
-    requirements: option.requirements,
-    typedData,
-    payer: quote.payer,
-    ...upto,
-    ...(quote.body === undefined ? {} : { body: quote.body, contentType: quote.contentType }),
-    ...(quote.extensions === undefined ? {} : { extensions: quote.extensions }),
-    ...(resourceInfo === undefined ? {} : { resourceInfo }),
-  };
-}
-
-async function readJson(response: Response): Promise<unknown> {
-  try {
-    const text = await response.text();
-    return text ? (JSON.parse(text) as unknown) : undefined;
-  } catch {
-    return undefined;
-  }
-}
