@@ -36,6 +36,20 @@ describe("clientKeyOf", () => {
     expect(keyFor({ "x-forwarded-for": "198.51.100.20, not-an-address" }, { TRUST_PROXY_HEADERS: "true" })).toBe("ip:direct");
   });
 
+  it("writes one address one way: IPv6 compressed and lower case, an IPv4-mapped address as its IPv4 address", () => {
+    const env = { TRUST_PROXY_HEADERS: "true" };
+    const key = (address: string) => keyFor({ "x-forwarded-for": address }, env);
+    for (const spelling of ["2001:db8::1", "2001:DB8::1", "2001:0db8:0000:0000:0000:0000:0000:0001", "2001:db8:0:0:0:0:0:1"]) {
+      expect(key(spelling), spelling).toBe("ip:2001:db8::1");
+    }
+    for (const spelling of ["198.51.100.7", "::ffff:198.51.100.7", "::FFFF:c633:6407", "0:0:0:0:0:ffff:198.51.100.7"]) {
+      expect(key(spelling), spelling).toBe("ip:198.51.100.7");
+    }
+    expect(keyFor({ "x-real-ip": "::ffff:198.51.100.7" }, { VERCEL: "1" })).toBe("ip:198.51.100.7");
+    // Another address stays another caller.
+    expect(key("2001:db8::1:2")).toBe("ip:2001:db8::1:2");
+  });
+
   it("refuses a TRUST_PROXY_HOPS that is not a positive integer", () => {
     expect(() => parseEnv({ TRUST_PROXY_HOPS: "0" })).toThrow(/TRUST_PROXY_HOPS/);
     expect(() => parseEnv({ TRUST_PROXY_HOPS: "1.5" })).toThrow(/TRUST_PROXY_HOPS/);

@@ -9,9 +9,12 @@
  * therefore the entry TRUST_PROXY_HOPS from the right (the last one by default). On Vercel the
  * platform replaces X-Forwarded-For and sets X-Real-IP to the client's address itself, so
  * X-Real-IP is read there.
+ *
+ * The address is written one way only (canonicalAddress), so that one host is one caller
+ * however a proxy spells it: its rate-limit window and the namespace of its request keys.
  */
-import { isIP } from "node:net";
 import type { Env } from "../env";
+import { formatIpAddress, parseIpAddress, unmapIpv4 } from "../net/ip-address";
 
 export type ClientKeySettings = Pick<Env, "TRUST_PROXY_HEADERS" | "TRUST_PROXY_HOPS" | "VERCEL">;
 
@@ -19,11 +22,25 @@ export function clientKeyOf(request: Request, env: ClientKeySettings): string {
   const trusted = env.TRUST_PROXY_HEADERS ?? Boolean(env.VERCEL);
   if (trusted) {
     const candidate = env.VERCEL ? vercelClientAddress(request) : forwardedClientAddress(request, env.TRUST_PROXY_HOPS);
-    if (candidate && isIP(candidate)) return `ip:${candidate.toLowerCase()}`;
+    const address = candidate === undefined ? undefined : canonicalAddress(candidate);
+    if (address) return `ip:${address}`;
   }
   // Without a trusted proxy the route cannot see the peer address, so all callers share one
   // bucket: strict, and documented in the README.
   return "ip:direct";
+}
+
+/**
+ * An address literal in its one text: IPv6 compressed and lower case (RFC 5952), an
+ * IPv4-mapped IPv6 address as the IPv4 address it carries; undefined for anything else.
+ *
+ * @example
+ * canonicalAddress("::FFFF:198.51.100.7");       // "198.51.100.7"
+ * canonicalAddress("2001:0db8:0:0:0:0:0:0001");  // "2001:db8::1"
+ */
+export function canonicalAddress(text: string): string | undefined {
+  const parsed = parseIpAddress(text);
+  return parsed ? formatIpAddress(unmapIpv4(parsed)) : undefined;
 }
 
 /**

@@ -67,6 +67,23 @@ describe("POST /api/chat: one Idempotency-Key runs once at a time", () => {
     expect(await retry.text()).toContain("Again.");
   });
 
+  it("does not hold up another IPv6 caller whose address and key spell the same text (2001:db8::1 + 2:k, 2001:db8::1:2 + k)", async () => {
+    const { model, finishFirst } = heldModel();
+    const { send } = setup({ model, env: { TRUST_PROXY_HEADERS: "true" } });
+    const first = await send(hello, { "Idempotency-Key": "2:k", "X-Forwarded-For": "2001:db8::1" });
+    expect(first.status).toBe(200);
+    // Another caller: its own claim, not the first caller's 409 (nor, later, its recorded outcome).
+    const other = await send(hello, { "Idempotency-Key": "k", "X-Forwarded-For": "2001:db8::1:2" });
+    expect(other.status).toBe(200);
+    expect(await other.text()).toContain("Again.");
+    // The first caller's own retry, however its proxy writes the address, is still held.
+    const retry = await send(hello, { "Idempotency-Key": "2:k", "X-Forwarded-For": "2001:0db8:0:0:0:0:0:0001" });
+    expect(retry.status).toBe(409);
+    await retry.text();
+    finishFirst();
+    await first.text();
+  });
+
   it("tells a retry when a claim whose holder died lapses: after that holder's deadline, not a fixed minute", async () => {
     const store = createMemoryStore();
     const claims = vi.spyOn(store.inFlight, "claim");

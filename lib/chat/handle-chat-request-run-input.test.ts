@@ -51,10 +51,34 @@ describe("the request key", () => {
     await send({ "x-forwarded-for": "198.51.100.1" }, { walletAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
     const keys = startChatRun.mock.calls.map((call) => call[1].requestKey);
     expect(keys).toEqual([
-      "key:ip:198.51.100.1:message-1",
-      "key:ip:198.51.100.2:message-1",
-      "key:wallet:0x70997970c51812dc3a010c7d01b50e0d17dc79c8:message-1",
+      "key:15:ip:198.51.100.1:message-1",
+      "key:15:ip:198.51.100.2:message-1",
+      "key:49:wallet:0x70997970c51812dc3a010c7d01b50e0d17dc79c8:message-1",
     ]);
+  });
+
+  it("keeps IPv6 callers apart: 2001:db8::1 sending key 2:k and 2001:db8::1:2 sending key k get different keys; one address however written gets one", async () => {
+    const deps = dependencies({ TRUST_PROXY_HEADERS: "true" });
+    const send = async (address: string, idempotencyKey: string) => {
+      const response = await handleChatRequest(
+        new Request("http://127.0.0.1/api/chat", {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": idempotencyKey, "x-forwarded-for": address },
+          body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+        }),
+        () => deps,
+      );
+      expect(response.status).toBe(200);
+      await response.text();
+    };
+    await send("2001:db8::1", "2:k");
+    await send("2001:db8::1:2", "k");
+    await send("2001:0DB8:0:0:0:0:0:0001", "2:k");
+    await send("::ffff:198.51.100.1", "k");
+    const keys = startChatRun.mock.calls.map((call) => call[1].requestKey);
+    expect(keys[0]).not.toBe(keys[1]);
+    expect(keys[2]).toBe(keys[0]);
+    expect(keys[3]).toBe("key:15:ip:198.51.100.1:k");
   });
 });
 

@@ -6,7 +6,7 @@ import "server-only";
  */
 import { createHash } from "node:crypto";
 import { callerLimits, type CallerLimits } from "../access/caller-limits";
-import { namespaceOf } from "../chat/request-key";
+import { namespaceOf, namespaceOfRequestKey, scopedRequestKey } from "../chat/request-key";
 import type { SpendingLimitsInput } from "../limits/spending-limits-input";
 import type { McpContext } from "./mcp-context";
 
@@ -23,16 +23,27 @@ export function namespaceOfCaller(context: McpContext): string {
 
 /**
  * The request key of one tool call: the caller's `idempotencyKey` when it gave one, else the
- * JSON-RPC request id (hashed: an id may be any string). The purchase path derives each
- * payment's at-most-once key from it, so the same key again pays at most once.
+ * JSON-RPC request id within this HTTP request (`context.exchangeId`). The purchase path
+ * derives each payment's at-most-once key from it, so the same key again pays at most once.
+ *
+ * The server is stateless: every HTTP request is a new connection whose client may number its
+ * calls from 0 again, so an id alone would make a later connection's call replay an earlier
+ * one's purchase. Mixed with the exchange's random id, an id names one call only; a retry, which
+ * is a new HTTP request, is a new purchase unless it carries the same `idempotencyKey`.
  */
 export function requestKeyOf(context: McpContext, tool: string, call: { idempotencyKey?: string; requestId: string | number }): string {
-  const own = call.idempotencyKey !== undefined ? `key:${call.idempotencyKey}` : `rpc:${createHash("sha256").update(JSON.stringify(call.requestId)).digest("hex").slice(0, 32)}`;
-  return `mcp:${namespaceOfCaller(context)}:${tool}:${own}`;
+  const own =
+    call.idempotencyKey !== undefined
+      ? `key:${call.idempotencyKey}`
+      : `rpc:${createHash("sha256").update(`${context.exchangeId}\n${JSON.stringify(call.requestId)}`).digest("hex").slice(0, 32)}`;
+  return scopedRequestKey("mcp", namespaceOfCaller(context), `${tool}:${own}`);
 }
 
-/** The prefixes of every request key this caller's requests have, through either door. */
-export function requestKeyPrefixes(context: McpContext): string[] {
-  const namespace = namespaceOfCaller(context);
-  return [`key:${namespace}:`, `conversation:${namespace}:`, `mcp:${namespace}:`];
+/**
+ * Whether a request key is this caller's, made through either door: its namespace, read back
+ * whole, equals the caller's. Never a prefix match, which would find every namespace that
+ * extends this one (`ip:2001:db8::1:2` after `ip:2001:db8::1`).
+ */
+export function isOwnRequestKey(context: McpContext, requestKey: string): boolean {
+  return namespaceOfRequestKey(requestKey) === namespaceOfCaller(context);
 }

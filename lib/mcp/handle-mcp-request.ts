@@ -7,6 +7,7 @@ import "server-only";
  * protected-resource metadata, 403), the body's size and time. GET (a standalone event stream)
  * and DELETE (a session's end) have no meaning without sessions: 405.
  */
+import { randomBytes } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { ChatDependencies } from "../chat/chat-dependencies";
 import { admitCaller } from "../chat/admit-caller";
@@ -34,7 +35,7 @@ export async function handleMcpRequest(request: Request, getDependencies: () => 
     // once in the rate-limit windows) is one call at most.
     if (Array.isArray(body)) return jsonRpcError(400, -32600, "Invalid Request: batches are not supported; send one message per request.");
 
-    const server = createMcpServer({ deps, caller, clientKey, arrivedAt });
+    const server = createMcpServer({ deps, caller, clientKey, exchangeId: randomBytes(16).toString("hex"), arrivedAt });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     // Closing the server aborts a call still running (its signal), as the chat stops its run

@@ -13,6 +13,11 @@ export type McpContext = {
   caller: Caller;
   /** The client address's bucket: the namespace of an anonymous caller's keys (request-key.ts). */
   clientKey: string;
+  /**
+   * A random id of this HTTP request (this connection): a JSON-RPC id names a call only within
+   * it, since a client numbers each connection's calls afresh (call-scope.ts).
+   */
+  exchangeId: string;
   /** When the HTTP request arrived (epoch ms, on `deps.now`'s clock): its deadline counts from here. */
   arrivedAt: number;
 };

@@ -41,10 +41,21 @@ describe("the MCP tools' input schemas", () => {
     expect(DiscoverServicesInput.safeParse({ query: "x", maxPrice: "-0.01" }).success).toBe(false);
   });
 
-  it("ask_agent needs a prompt with words in it, within a chat message's size; spendingLimits are the chat's", () => {
+  it("ask_agent needs a prompt with words in it, within a chat message's size; spendingLimits are the chat's; idempotencyKey is buy's", () => {
     expect(AskAgentInput.parse({ prompt: "  Buy the weather in Tokyo " })).toEqual({ prompt: "Buy the weather in Tokyo" });
     expect(AskAgentInput.parse({ prompt: "x", spendingLimits: { perPayment: "0.5" } }).spendingLimits).toEqual({ perPayment: "0.5" });
-    for (const bad of [{}, { prompt: "   " }, { prompt: "x".repeat(16_001) }, { prompt: "x", spendingLimits: { perPayment: "0.5", total: 1 } }, { prompt: "x", spendingLimits: { daily: "lots" } }]) {
+    expect(AskAgentInput.parse({ prompt: "x", idempotencyKey: "turn-1:a.b_c" }).idempotencyKey).toBe("turn-1:a.b_c");
+    for (const bad of [
+      {},
+      { prompt: "   " },
+      { prompt: "x".repeat(16_001) },
+      { prompt: "x", spendingLimits: { perPayment: "0.5", total: 1 } },
+      { prompt: "x", spendingLimits: { daily: "lots" } },
+      // The key is checked as buy's is.
+      { prompt: "x", idempotencyKey: "" },
+      { prompt: "x", idempotencyKey: "with space" },
+      { prompt: "x", idempotencyKey: "k".repeat(129) },
+    ]) {
       expect(AskAgentInput.safeParse(bad).success, JSON.stringify(bad).slice(0, 80)).toBe(false);
     }
   });

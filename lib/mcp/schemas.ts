@@ -16,6 +16,9 @@ export const RESOURCE_TYPES = ["http"] as const;
 /** As the chat's `Idempotency-Key` header (lib/chat/request-key.ts). */
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Optional on every spending tool: what names a call across retries, connections and instances. */
+const IdempotencyKey = z.string().regex(IDEMPOTENCY_KEY, "must be 1-128 characters of A-Z a-z 0-9 . _ : -").optional();
+
 const ServiceUrl = z
   .url({ protocol: /^https?$/ })
   .max(2048)
@@ -53,11 +56,9 @@ export const BuyInput = z.object({
   method: CallMethod,
   body: CallBody,
   bodyType: CallBodyType,
-  idempotencyKey: z
-    .string()
-    .regex(IDEMPOTENCY_KEY, "must be 1-128 characters of A-Z a-z 0-9 . _ : -")
-    .optional()
-    .describe("Makes retries safe: the same key (from the same caller, within 15 minutes) pays at most once and returns the first outcome. Without it the JSON-RPC request id is the key."),
+  idempotencyKey: IdempotencyKey.describe(
+    "Makes retries safe: the same key (from the same caller, within 15 minutes) pays at most once and returns the first outcome. Without it every call is a new purchase, a retry too.",
+  ),
   maxPrice: UsdcAmountInput.optional().describe("The most this call may cost in USDC; lowers the per-payment limit, never raises it"),
 });
 export type BuyInput = z.output<typeof BuyInput>;
@@ -67,5 +68,8 @@ export const SpendingStatusInput = z.object({});
 export const AskAgentInput = z.object({
   prompt: z.string().trim().min(1).max(MAX_MESSAGE_CHARS).describe("What to ask the agent, as a person would write it in the chat, e.g. 'Buy the weather in Tokyo'"),
   spendingLimits: SpendingLimitsInput.optional().describe("Lower limits for this turn, in USDC (perPayment, perRequest, daily); never above what this caller may spend"),
+  idempotencyKey: IdempotencyKey.describe(
+    "Makes retries safe: the same key (from the same caller, within 15 minutes) buys each thing the turn buys at most once and returns the first outcome. Without it every call is a new turn, a retry too.",
+  ),
 });
 export type AskAgentInput = z.output<typeof AskAgentInput>;

@@ -108,6 +108,29 @@ export function unmapIpv4(address: IpAddress): IpAddress {
 }
 
 /**
+ * The one text of an address (RFC 5952 for IPv6: lower case, no leading zeros, the longest run
+ * of two or more zero groups, the first of equal runs, written "::"), so that every way of
+ * writing an address names the same caller.
+ *
+ * @example
+ * formatIpAddress(parseIpAddress("2001:0DB8:0:0:0:0:0:0001")!); // "2001:db8::1"
+ */
+export function formatIpAddress(address: IpAddress): string {
+  if (address.version === 4) return address.bytes.join(".");
+  const groups = Array.from({ length: 8 }, (_, index) => ((address.bytes[index * 2] ?? 0) << 8) | (address.bytes[index * 2 + 1] ?? 0));
+  let best = { start: -1, length: 1 };
+  for (let start = 0; start < 8; start += 1) {
+    let length = 0;
+    while (start + length < 8 && groups[start + length] === 0) length += 1;
+    if (length > best.length) best = { start, length };
+    start += length;
+  }
+  const hex = (part: number[]) => part.map((group) => group.toString(16)).join(":");
+  if (best.start < 0) return hex(groups);
+  return `${hex(groups.slice(0, best.start))}::${hex(groups.slice(best.start + best.length))}`;
+}
+
+/**
  * Parses "a.b.c.d/n" or "v6::/n"; the address bits beyond the prefix may be anything.
  *
  * @example

@@ -73,7 +73,7 @@ describe("the MCP server on the local world", () => {
     expect(byName.buy?.inputSchema).toMatchObject({ type: "object", required: ["url"] });
     expect(Object.keys(byName.buy?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["url", "method", "body", "idempotencyKey", "maxPrice"]));
     expect(byName.discover_services?.inputSchema).toMatchObject({ required: ["query"] });
-    expect(Object.keys(byName.ask_agent?.inputSchema.properties ?? {})).toEqual(["prompt", "spendingLimits"]);
+    expect(Object.keys(byName.ask_agent?.inputSchema.properties ?? {})).toEqual(["prompt", "spendingLimits", "idempotencyKey"]);
   });
 
   it("discovers services with price, network and input contract, and narrows them by price", async () => {

@@ -19,7 +19,7 @@ export const ASK_AGENT = {
   name: "ask_agent",
   title: "Ask the payment agent",
   description:
-    "Give the x402 payment agent one request in plain words (e.g. 'Buy the weather in Tokyo'): it finds a paid service, pays for it from the agent wallet within this caller's spending limits when that answers the request, and replies. Returns its answer and every payment it made (amount, status, transaction hash). May spend money.",
+    "Give the x402 payment agent one request in plain words (e.g. 'Buy the weather in Tokyo'): it finds a paid service, pays for it from the agent wallet within this caller's spending limits when that answers the request, and replies. Returns its answer and every payment it made (amount, status, transaction hash). May spend money: pass an idempotencyKey to make a retry safe (the same key buys the same thing at most once).",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 } as const;
 
@@ -37,7 +37,7 @@ export async function askAgent(context: McpContext, input: AskAgentInput, call: 
       messages: safety.messages,
       walletAddress: undefined,
       limits: limitsOf(context, input.spendingLimits).limits,
-      requestKey: requestKeyOf(context, "ask", { requestId: call.requestId }),
+      requestKey: requestKeyOf(context, "ask", { idempotencyKey: input.idempotencyKey, requestId: call.requestId }),
       arrivedAt: context.arrivedAt,
       unlisted: unlistedCallsOf(deps, context.caller, context.clientKey),
     },

@@ -2,12 +2,13 @@ import "server-only";
 /**
  * `spending_status`: the caller's limits, what is spent and reserved against them in the
  * rolling day, and the caller's latest payments from the journal. A caller sees its own
- * payments only: those whose request key is in its namespace (an API key's, a signed-in
- * wallet's, or, for anonymous callers, the client address's), through the chat or this server.
+ * payments only: those whose request key's namespace is its own (an API key's, a signed-in
+ * wallet's, or, for anonymous callers, the client address's), through the chat or this server,
+ * compared whole, never by prefix.
  */
 import { describeLimits } from "../../access/caller-limits";
 import { toPaymentView } from "../../payments/payment-view";
-import { limitsOf, requestKeyPrefixes } from "../call-scope";
+import { isOwnRequestKey, limitsOf } from "../call-scope";
 import { readDailyRoom } from "../daily-room";
 import type { McpContext } from "../mcp-context";
 import { toolResult } from "../tool-result";
@@ -36,8 +37,7 @@ export async function spendingStatus(context: McpContext) {
     readDailyRoom(deps.store.ledger, limits, payer, now),
     payer ? deps.store.journal.history({ payer, limit: SEARCHED_PAYMENTS }) : Promise.resolve([]),
   ]);
-  const prefixes = requestKeyPrefixes(context);
-  const own = history.filter((payment) => payment.requestKey !== undefined && prefixes.some((prefix) => payment.requestKey?.startsWith(prefix)));
+  const own = history.filter((payment) => payment.requestKey !== undefined && isOwnRequestKey(context, payment.requestKey));
   return toolResult({
     caller: describeCaller(context.caller),
     access: deps.settings.access.mode,
