@@ -55,7 +55,11 @@ export function nothingFitsText(searches: readonly (string | undefined)[], ranke
 
 /** A required input the request does not give and the service has no example for. */
 export function askText(entry: ServiceEntry, missing: readonly InputField[]): string {
-  const wanted = missing.map((field) => `- **${field.name}**${field.description ? `: ${field.description}` : ""}`);
+  const wanted = missing.map((field) => {
+    // A set the description spells out is said there already; a declared enum is said here.
+    const among = field.choices && field.choices.length > 0 ? ` (one of: ${field.choices.map((choice) => asText(choice)).join(", ")})` : "";
+    return `- **${field.name}**${field.description ? `: ${field.description}` : ""}${among}`;
+  });
   return [
     LABEL,
     "",
