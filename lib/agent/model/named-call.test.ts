@@ -15,8 +15,10 @@ describe("readNamedCall", () => {
     expect(readNamedCall(message)?.url).toBe(WEATHER);
   });
 
-  it("names no call without a URL", () => {
+  it("names no call without a URL, nor for a URL inside text handed over to be worked on", () => {
     expect(readNamedCall("What's the weather in Lisbon?")).toBeUndefined();
+    expect(readNamedCall(`Summarize this: The council met on Tuesday, minutes at ${WEATHER} for all.`)).toBeUndefined();
+    expect(readNamedCall(`Translate "see ${WEATHER} for details" into French`)).toBeUndefined();
   });
 
   it("reads a method named right before the URL in any case, elsewhere only in capitals", () => {

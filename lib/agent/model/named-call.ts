@@ -8,6 +8,7 @@
 import { urlsIn } from "../named-urls";
 import { isCallMethod, type CallMethod } from "../../x402/input-contract";
 import { MAX_REQUEST_BODY_CHARS } from "../../x402/request-body";
+import { readRequest } from "./request-reading";
 
 export type NamedCall = {
   /** The first URL of the message, as written. */
@@ -18,10 +19,14 @@ export type NamedCall = {
   body?: Record<string, unknown>;
 };
 
-/** The call a message names by URL, or `undefined` when it names none. */
+/**
+ * The call a message names by URL, or `undefined` when it names none. A URL inside text handed
+ * over to be worked on ("Summarize this: … more at https://…", quoted text) is part of that
+ * text, not a call asked for.
+ */
 export function readNamedCall(message: string): NamedCall | undefined {
   const url = urlsIn(message)[0];
-  if (!url) return undefined;
+  if (!url || readRequest(message).payload?.includes(url)) return undefined;
   const at = message.indexOf(url);
   const before = message.slice(0, at);
   const after = message.slice(at + url.length);
