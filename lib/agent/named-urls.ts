@@ -17,7 +17,12 @@ const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/gi;
 export function userNamed(messages: readonly ChatMessage[], url: string): boolean {
   const target = requestTarget(url);
   if (target === undefined) return false;
-  return messages.some((message) => message.role === "user" && (message.content.match(URL_IN_TEXT) ?? []).some((named) => requestTarget(trimPunctuation(named)) === target));
+  return messages.some((message) => message.role === "user" && urlsIn(message.content).some((named) => requestTarget(named) === target));
+}
+
+/** The URLs a text names, in order, as written (without a sentence's punctuation after them). */
+export function urlsIn(text: string): string[] {
+  return (text.match(URL_IN_TEXT) ?? []).map(trimPunctuation);
 }
 
 /**

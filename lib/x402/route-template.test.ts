@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isRouteTemplate, matchesRouteTemplate, RouteIndex } from "./route-template";
+import { asColonTemplate, isRouteTemplate, matchesRouteTemplate, RouteIndex } from "./route-template";
 
 describe("route templates", () => {
   it("names a path with a `:name` segment a template, and nothing else", () => {
@@ -43,5 +43,13 @@ describe("route index", () => {
     expect(index.find("https://a.example/r2/1")).toBe(22);
     for (const host of ["b", "c"]) index.remember(`https://${host}.example/x/:id`, undefined, 0);
     expect(index.find("https://a.example/r2/1")).toBeUndefined();
+  });
+});
+
+describe("asColonTemplate", () => {
+  it("writes {name} and [name] segments, raw or percent-encoded, as :name", () => {
+    expect(asColonTemplate("/items/{id}/parts/[part]")).toBe("/items/:id/parts/:part");
+    expect(asColonTemplate(new URL("https://a.example/items/{id}").pathname)).toBe("/items/:id");
+    expect(asColonTemplate("/items/:id/{not a name}/x{id}")).toBe("/items/:id/{not a name}/x{id}");
   });
 });

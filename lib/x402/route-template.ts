@@ -16,6 +16,20 @@ export function isRouteTemplate(path: string): boolean {
 }
 
 /**
+ * A path template as written in other conventions, in the colon form: `{symbol}` (OpenAPI) and
+ * `[symbol]` segments, raw or percent-encoded as a parsed URL writes them, become `:symbol`.
+ */
+export function asColonTemplate(path: string): string {
+  return path
+    .split("/")
+    .map((segment) => {
+      const name = /^(?:\{|%7B|\[|%5B)([A-Za-z_][A-Za-z0-9_]*)(?:\}|%7D|\]|%5D)$/i.exec(segment)?.[1];
+      return name ? `:${name}` : segment;
+    })
+    .join("/");
+}
+
+/**
  * True when `path` is `template` with each `:name` segment filled by exactly one non-empty
  * segment and every other segment unchanged (so a value cannot add or remove segments).
  */

@@ -38,6 +38,12 @@ export const PLAIN_REQUESTS: readonly PlainRequest[] = [
   { group: "query", request: "bitcoin news", expected: "news-headlines", carries: ["bitcoin"] },
   { group: "query", request: "bitcoin sentiment", expected: "slow-analysis", carries: ["bitcoin"] },
   { group: "query", request: "exchange rate for the Swiss franc", expected: "fx-rates", carries: ["CHF"] },
+  // Coins named as words, and a field with a fixed set of values (a dataset: sales or stations).
+  { group: "query", request: "What's the price of one Solana?", expected: "crypto-price", carries: ["symbol=SOL"] },
+  { group: "query", request: "price of ethereum", expected: "crypto-price", carries: ["symbol=ETH"] },
+  { group: "query", request: "What does one ether cost today?", expected: "crypto-price", carries: ["symbol=ETH"] },
+  { group: "query", request: "Get 20 rows of the weather station dataset", expected: "row-meter", carries: ["rows=20", "dataset=stations"] },
+  { group: "query", request: "I need 30 rows of sales data", expected: "row-meter", carries: ["rows=30", "dataset=sales"] },
   // POST with a JSON body.
   { group: "body", request: "Extract the keywords from this: Solar panels are getting cheaper every year and wind farms keep growing.", expected: "keywords", carries: ["Solar panels are getting cheaper"] },
   { group: "body", request: 'Pull out the main keywords of "The museum reopened after its renovation, and the museum cafe drew crowds."', expected: "keywords", carries: ["museum reopened"] },

@@ -115,7 +115,9 @@ function judge(row: PlainRequest, called: string | undefined, paidTo: string | u
   if (paidTo !== undefined && paidTo !== row.expected) return { ok: false, why: `p: events name ${paidTo}` };
   const sent = `${decodeURIComponent(call?.url ?? "").replace(/\+/g, " ")} ${JSON.stringify(call?.body ?? call?.arguments ?? "")}`;
   const sentFlat = sent.replace(/"(\w+)":\s*/g, "$1=");
-  const lost = (row.carries ?? []).filter((value) => !sent.includes(value) && !sentFlat.includes(value));
+  // A carried "name=value" is a whole parameter or field: "dataset=sales" is not "dataset=sales data".
+  const carries = (value: string, text: string) => (value.includes("=") ? new RegExp(`${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[&\\s,}"]|$)`).test(text) : text.includes(value));
+  const lost = (row.carries ?? []).filter((value) => !carries(value, sent) && !carries(value, sentFlat));
   return lost.length === 0 ? { ok: true, why: "called" } : { ok: false, why: `call lacks ${lost.join(", ")}: ${sent}` };
 }
 

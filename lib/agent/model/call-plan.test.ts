@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { COINS, EQUITIES, FORECAST, FORTUNE, GUIDES, HEADLINES, KEYWORDS, RECORDS, TRANSLATOR } from "../../../tests/support/demo-listings";
+import { COINS, entry, EQUITIES, FORECAST, FORTUNE, GUIDES, HEADLINES, KEYWORDS, RECORDS, TRANSLATOR } from "../../../tests/support/demo-listings";
+import type { ParameterSpec } from "../../x402/input-contract";
 import { planCall, type CallPlan } from "./call-plan";
 import type { ServiceEntry } from "./listing-inputs";
 import { readRequest } from "./request-reading";
 
-function plan(entry: ServiceEntry, request: string): CallPlan {
-  return planCall(entry, readRequest(request));
+function plan(listing: ServiceEntry, request: string): CallPlan {
+  return planCall(listing, readRequest(request));
 }
 
 function sources(result: CallPlan): Record<string, string> {
@@ -82,5 +83,53 @@ describe("planCall with inputs given by name, as suggestions word them", () => {
 
   it("does not take a word after the input's name for a value of another kind", () => {
     expect(sources(plan(FORECAST, "Oslo place guide"))).toEqual({ place: "Oslo (request)" });
+  });
+});
+
+describe("planCall for inputs that take only some values", () => {
+  const rows = (dataset: Partial<ParameterSpec>) =>
+    entry({
+      name: "Row Counter",
+      path: "/meter/rows",
+      price: "0.1",
+      description: "Rows of a dataset, billed per row (upto).",
+      tags: ["data", "rows", "metered"],
+      contract: {
+        method: "GET",
+        query: [
+          { name: "rows", type: "integer", required: true, description: "How many rows, 1 to 200", example: "12" },
+          { name: "dataset", type: "string", required: false, description: "Which dataset: sales (default) or stations", example: "sales", ...dataset },
+        ],
+        path: [],
+      },
+    });
+  const coins = entry({
+    name: "Coin Board",
+    path: "/coins/price",
+    price: "0.02",
+    description: "Spot prices for coins in US dollars.",
+    tags: ["crypto", "price"],
+    contract: { method: "GET", query: [{ name: "symbol", type: "string", required: true, description: "Coin, one of: BTC, ETH, SOL" }], path: [] },
+  });
+
+  it("takes the value of the set the request names, never a phrase of the request", () => {
+    expect(plan(rows({}), "Get 20 rows of the weather station dataset")).toMatchObject({ call: { url: "https://api.example.test/meter/rows?rows=20&dataset=stations" } });
+    expect(plan(rows({}), "5 rows of sales data please")).toMatchObject({ call: { url: "https://api.example.test/meter/rows?rows=5&dataset=sales" } });
+  });
+
+  it("takes the service's example when the request names none of the set, and only an example in the set", () => {
+    expect(sources(plan(rows({}), "30 rows from the traffic dataset"))).toEqual({ rows: "30 (request)", dataset: "sales (example)" });
+    // An example outside its own set is no value to assume: an optional input is left out.
+    expect(plan(rows({ example: "traffic" }), "30 rows from the traffic dataset")).toMatchObject({ call: { url: "https://api.example.test/meter/rows?rows=30" } });
+  });
+
+  it("asks, before any call, for a required input whose set the request names nothing of", () => {
+    expect(plan(rows({ required: true, example: undefined }), "30 rows from the traffic dataset")).toEqual({ ok: false, missing: [expect.objectContaining({ name: "dataset" })] });
+  });
+
+  it("maps a coin named in words to the symbol the set holds", () => {
+    expect(plan(coins, "What's the price of one Solana?")).toMatchObject({ call: { url: "https://api.example.test/coins/price?symbol=SOL" } });
+    expect(plan(coins, "price of ethereum")).toMatchObject({ call: { url: "https://api.example.test/coins/price?symbol=ETH" } });
+    expect(plan(coins, "price of dogecoin")).toMatchObject({ ok: false });
   });
 });

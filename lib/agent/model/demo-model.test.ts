@@ -1,6 +1,6 @@
 import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
-import { CATALOGUE, FORECAST, GUIDES, TRANSLATOR } from "../../../tests/support/demo-listings";
+import { CATALOGUE, entry, FORECAST, GUIDES, TRANSLATOR } from "../../../tests/support/demo-listings";
 import { decide } from "./demo-model";
 import type { ServiceEntry } from "./listing-inputs";
 
@@ -88,5 +88,22 @@ describe("the offline demo model's turn", () => {
     const steps = [search(text, CATALOGUE)];
     expect(decide(turn(text, steps))).toEqual(decide(turn(text, steps)));
     expect(decide(turn(text, steps))).toMatchObject({ input: { url: "https://api.example.test/guides/rome/museums?days=3" } });
+  });
+
+  it("asks which value, naming the set, for a required input the request names none of: no call, nothing paid", () => {
+    const regions = entry({
+      name: "Region Rows",
+      path: "/rows/by-region",
+      price: "0.05",
+      description: "Rows of sales data for one region.",
+      tags: ["rows", "sales", "region"],
+      contract: { method: "GET", query: [{ name: "region", type: "string", required: true, description: "Which region, one of: north, south" }], path: [] },
+    });
+    const text = "sales rows for the west region";
+    const answer = decide(turn(text, [search(text, [regions, ...CATALOGUE])]));
+    expect(answer.type).toBe("text");
+    expect((answer as { text: string }).text).toContain("- **region**: Which region, one of: north, south\n");
+    expect((answer as { text: string }).text).toContain("Nothing was paid.");
+    expect(decide(turn("sales rows for the south region", [search(text, [regions, ...CATALOGUE])]))).toMatchObject({ input: { url: "https://api.example.test/rows/by-region?region=south" } });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The built-in offline model: a deterministic AI SDK `LanguageModelV4` that drives the same
- * tools a real model would. Any plain request is searched for with the user's own words; the
+ * tools a real model would. A URL the user gives is called as written (named-call-turn.ts). Any plain request is searched for with the user's own words; the
  * listing that fits best is called with inputs filled from the message (or the service's own
  * examples, said as assumptions); when nothing fits it says so. It also lists and compares
  * services, and says plainly that it is the offline demo model. It never signs or pays: the
@@ -20,17 +20,13 @@ import { answerText, askText, discoveryFailedText, helpText, LABEL, listText, no
 import { entriesOf, type ServiceEntry } from "./listing-inputs";
 import { mcpEntriesOf } from "./mcp-entries";
 import { bestFit, rankListings } from "./listing-relevance";
+import { readNamedCall } from "./named-call";
+import { namedCallTurn } from "./named-call-turn";
 import { readRequest } from "./request-reading";
+import { CALL_MCP_TOOL, CALL_TOOL, DISCOVER_TOOL, type Decision, type ToolResult } from "./turn-types";
 import { plainQuery } from "./words";
 
 export const DEMO_MODEL_ID = "offline-demo";
-const CALL_TOOL = "call_paid_service";
-const CALL_MCP_TOOL = "call_paid_mcp_tool";
-const DISCOVER_TOOL = "discover_services";
-
-type Decision = { type: "text"; text: string } | { type: "tool"; toolName: string; input: Record<string, unknown> };
-
-type ToolResult = { toolName: string; value: unknown };
 
 export type DemoModelOptions = {
   /** Pause between streamed text chunks, so text arrives progressively like a real model. */
@@ -141,6 +137,9 @@ function readTurn(prompt: LanguageModelV4Prompt): { userText: string; results: T
 export function decide(prompt: LanguageModelV4Prompt): Decision {
   const { userText, results } = readTurn(prompt);
   const intent = readDemoIntent(userText);
+  // A URL the user gave is the call asked for: called as written, never read for arguments.
+  const named = intent.kind === "declined" ? undefined : readNamedCall(userText);
+  if (named) return namedCallTurn(named, results);
   const last = results.at(-1);
 
   if (!last) {

@@ -1,5 +1,5 @@
 /** What the offline demo model says: help, a list of services, the choice it made and the outcome. */
-import type { FilledInput } from "./call-plan";
+import type { FilledInput, PlannedCall } from "./call-plan";
 import { asText } from "./call-plan";
 import type { InputField, ServiceEntry } from "./listing-inputs";
 import type { RankedListing } from "./listing-relevance";
@@ -55,7 +55,11 @@ export function nothingFitsText(searches: readonly (string | undefined)[], ranke
 
 /** A required input the request does not give and the service has no example for. */
 export function askText(entry: ServiceEntry, missing: readonly InputField[]): string {
-  const wanted = missing.map((field) => `- **${field.name}**${field.description ? `: ${field.description}` : ""}`);
+  const wanted = missing.map((field) => {
+    // A set the description spells out is said there already; a declared enum is said here.
+    const among = field.choices && field.choices.length > 0 ? ` (one of: ${field.choices.map((choice) => asText(choice)).join(", ")})` : "";
+    return `- **${field.name}**${field.description ? `: ${field.description}` : ""}${among}`;
+  });
   return [
     LABEL,
     "",
@@ -85,6 +89,20 @@ export function answerText(choice: Choice | undefined, outcome: unknown): string
   if (inputs.length > 0) lines.push("", ...inputs.map(inputLine));
   lines.push("", ...outcomeLines(outcome));
   return lines.join("\n");
+}
+
+/** The answer after a call to a URL the user gave: that URL, as written, then what happened. */
+export function namedCallText(call: PlannedCall, listing: ServiceEntry | undefined, outcome: unknown): string {
+  const listed = listing
+    ? `Discovery lists it as **${listing.name ?? "a service"}** (${listing.price ?? "?"} USDC per call).`
+    : "No discovery listing names it, so it counts as an unlisted URL.";
+  return [
+    LABEL,
+    "",
+    `You gave the URL ${shorten(call.url, 300)}, so I called exactly that (${call.method}${call.body ? " with the body you wrote" : ""}): its path and query as you wrote them, nothing filled in from the rest of your message. ${listed}`,
+    "",
+    ...outcomeLines(outcome),
+  ].join("\n");
 }
 
 function inputLine(input: FilledInput): string {
@@ -130,6 +148,8 @@ function outcomeLines(value: unknown): string[] {
       return [`${result.service} asks ${result.amountUsdc} USDC. Approve the payment in your wallet to continue.`];
     case "pending":
       return [result.message ?? "The payment is still settling."];
+    case "refused":
+      return [`Nothing was paid. ${result.message ?? ""}`.trim()];
     default: {
       const reason = result.reason === "limit-exceeded"
         ? "It would exceed your spending limits, so I did not pay."

@@ -15,6 +15,8 @@ describe("rankListings", () => {
     ["forecasts for bergen", FORECAST],
     ["How much is bitcoin right now?", COINS],
     ["What's the price of ETH?", COINS],
+    // A coin the listing does not name, by its name in words.
+    ["What does one cardano cost?", COINS],
     ["How are XYZ shares doing?", EQUITIES],
     ["Give me a stock quote for XYZ", EQUITIES],
     ["Extract the keywords from this: rivers freeze, lakes freeze", KEYWORDS],
