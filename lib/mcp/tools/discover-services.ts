@@ -5,7 +5,8 @@ import "server-only";
  */
 import { LISTING_NOTICE, LISTINGS_SHOWN, listedService } from "../../agent/tools/listed-service";
 import { parseUsdc } from "../../money";
-import type { ServiceListing } from "../../x402/discovery-client";
+import type { Found } from "../../x402/discovery-client";
+import { droppedNote } from "../../x402/uncallable-listings";
 import type { McpContext, McpToolCall } from "../mcp-context";
 import type { DiscoverServicesInput } from "../schemas";
 import { toolResult } from "../tool-result";
@@ -20,14 +21,15 @@ export const DISCOVER_SERVICES = {
 
 export async function discoverServices(context: McpContext, input: DiscoverServicesInput, call: McpToolCall) {
   const { deps } = context;
-  let listings: ServiceListing[];
+  let found: Found;
   try {
-    listings = await deps.discovery.find(input.query, call.signal);
+    found = await deps.discovery.find(input.query, call.signal);
   } catch {
     return toolResult({ status: "unavailable", message: "Service discovery is unavailable right now. Nothing was paid." }, { isError: true });
   }
   // Validated by the schema, so a present maxPrice parses.
   const maxPrice = input.maxPrice === undefined ? undefined : (parseUsdc(input.maxPrice) as bigint);
+  const { listings, dropped } = found;
   const affordable = maxPrice === undefined ? listings : listings.filter((listing) => listing.amount <= maxPrice);
   const services = affordable.slice(0, LISTINGS_SHOWN).map((listing) => ({
     ...listedService(listing),
@@ -38,6 +40,8 @@ export async function discoverServices(context: McpContext, input: DiscoverServi
     found: affordable.length,
     currency: "USDC",
     network: deps.network.caip2,
+    // Listings the agent could never call are not among the services: how many, and why.
+    ...(Object.keys(dropped).length > 0 ? { dropped, droppedNote: droppedNote(dropped) } : {}),
     notice: LISTING_NOTICE,
     note: "Prices are per call. quote asks a service what a call costs now; buy pays for it.",
   });
