@@ -69,7 +69,7 @@ describe("discovery client", () => {
   it("keeps its query cache and its known listings bounded, however many queries the model sends", async () => {
     const { fetch, requests } = bazaar([]);
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    for (let index = 0; index < 5_000; index += 1) (await client.find(`query ${index}`)).listings;
+    for (let index = 0; index < 5_000; index += 1) await client.find(`query ${index}`);
     // The most recent query is still cached; the first has long been dropped.
     const before = requests.length;
     await client.find("query 4999");
@@ -160,7 +160,7 @@ describe("discovery client", () => {
       return Response.json({ x402Version: 2, items: services, pagination: { limit: 100, offset: 0, total: services.length } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    expect(((await client.find("bitcoin")).listings).map((listing) => listing.name)).toEqual(["Service 7"]);
+    expect((await client.find("bitcoin")).listings.map((listing) => listing.name)).toEqual(["Service 7"]);
     expect(requests).toEqual(["/discovery/search", "/discovery/resources"]);
     const unmatched = (await client.find("stock quotes")).listings;
     expect(unmatched).toHaveLength(20);
@@ -173,7 +173,7 @@ describe("discovery client", () => {
     const fetch = async (input: string) =>
       new URL(input).pathname.endsWith("/search") ? Response.json({ x402Version: 2, resources: [] }) : new Response("down", { status: 503 });
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    expect((await client.find("weather")).listings).toEqual([]);
+    expect(await client.find("weather")).listings.toEqual([]);
   });
 
   it("reads a listing's declaration from a 2.10-era facilitator's top-level `discoveryInfo` as from `extensions.bazaar`", async () => {
@@ -205,13 +205,13 @@ describe("discovery client", () => {
       return Response.json({ x402Version: 2, items: everything, pagination: { limit: 100, offset: 0, total: everything.length } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    expect(((await client.find()).listings).map((listing) => listing.resource)).toEqual(["https://svc.example/weather"]);
-    expect(((await client.findMcpTools()).listings).map((listing) => listing.mcp?.toolName)).toEqual(["translate", "summarize"]);
+    expect((await client.find()).listings.map((listing) => listing.resource)).toEqual(["https://svc.example/weather"]);
+    expect((await client.findMcpTools()).listings.map((listing) => listing.mcp?.toolName)).toEqual(["translate", "summarize"]);
     // Two tools at one endpoint are two listings, each found by its name.
     expect(client.lookupMcpTool("https://tools.example/mcp", "summarize")?.description).toBe("summaries");
     // A search that finds nothing: the list's matching tools, never unrelated ones as filler.
-    expect(((await client.findMcpTools("translate")).listings).map((listing) => listing.mcp?.toolName)).toEqual(["translate"]);
-    expect((await client.findMcpTools("weather")).listings).toEqual([]);
+    expect((await client.findMcpTools("translate")).listings.map((listing) => listing.mcp?.toolName)).toEqual(["translate"]);
+    expect(await client.findMcpTools("weather")).listings.toEqual([]);
     expect(requests).toEqual(["/discovery/resources http", "/discovery/resources mcp", "/discovery/search mcp", "/discovery/search mcp"]);
   });
 
