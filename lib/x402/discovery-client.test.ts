@@ -173,7 +173,7 @@ describe("discovery client", () => {
     const fetch = async (input: string) =>
       new URL(input).pathname.endsWith("/search") ? Response.json({ x402Version: 2, resources: [] }) : new Response("down", { status: 503 });
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    expect(await client.find("weather")).listings.toEqual([]);
+    expect((await client.find("weather")).listings).toEqual([]);
   });
 
   it("reads a listing's declaration from a 2.10-era facilitator's top-level `discoveryInfo` as from `extensions.bazaar`", async () => {
@@ -211,7 +211,7 @@ describe("discovery client", () => {
     expect(client.lookupMcpTool("https://tools.example/mcp", "summarize")?.description).toBe("summaries");
     // A search that finds nothing: the list's matching tools, never unrelated ones as filler.
     expect((await client.findMcpTools("translate")).listings.map((listing) => listing.mcp?.toolName)).toEqual(["translate"]);
-    expect(await client.findMcpTools("weather")).listings.toEqual([]);
+    expect((await client.findMcpTools("weather")).listings).toEqual([]);
     expect(requests).toEqual(["/discovery/resources http", "/discovery/resources mcp", "/discovery/search mcp", "/discovery/search mcp"]);
   });
 

@@ -25,7 +25,7 @@ function facilitator(answers: { list?: unknown; search?: unknown[] }) {
 describe(`${v1ResourcesList.name} (${v1ResourcesList.source})`, () => {
   it("lists the v1 resource at its maxAmountRequired", async () => {
     const { client, requests } = facilitator({ list: v1ResourcesList.value });
-    expect(await client.find()).listings.toEqual([
+    expect((await client.find()).listings).toEqual([
       { name: "/premium-data", resource: SPEC.resource, description: undefined, price: "0.01", amount: 10_000n, network: SPEC.v1Network, x402Version: 1, tags: [] },
     ]);
     expect(requests.map((url) => `${url.pathname}?${url.searchParams}`)).toEqual(["/discovery/resources?type=http&limit=100&offset=0"]);

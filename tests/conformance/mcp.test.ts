@@ -137,7 +137,7 @@ describe(`${bazaarMcpListing.name} (${bazaarMcpListing.source})`, () => {
       return Response.json({ x402Version: 2, items: [bazaarMcpListing.value], pagination: { limit: 100, offset: 0, total: 1 } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: specPayer, fetch });
-    expect(await client.find()).listings.toEqual([]);
+    expect((await client.find()).listings).toEqual([]);
     const [tool] = (await client.findMcpTools()).listings;
     expect(asked).toEqual(["http", "mcp"]);
     expect(tool).toMatchObject({ resource: "https://api.example.com/mcp", amount: 10_000n, price: "0.01", mcp: { toolName: "financial_analysis" } });
