@@ -15,7 +15,7 @@ export const DISCOVER_SERVICES = {
   name: "discover_services",
   title: "Discover paid services",
   description:
-    "Find paid HTTP services (x402) on the payment network's Bazaar. Returns each service's name, resource URL, price per call in USDC, network, description, tags and, when the service declares it, its input contract (method, query and path parameters, body) with a one-line usage and an example call. Nothing is paid.",
+    "Find paid HTTP services (x402) on the payment network's Bazaar. Returns each service's name, resource URL, price per call in USDC, network, description, tags and, when the service declares it, its input contract (method, query and path parameters, body) with a one-line usage and an example call. Listings the agent could never call (an address it does not call, the payment network's own servers, this app itself) are left out and counted under dropped. Nothing is paid.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
 } as const;
 
