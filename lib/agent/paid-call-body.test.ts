@@ -13,7 +13,7 @@ import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { decodeAll, type PaymentEvent } from "../stream";
-import type { ServiceListing } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 import { WITHOUT_MCP_TOOLS } from "../x402/discovery-client";
 import type { InputContract } from "../x402/input-contract";
 
@@ -34,7 +34,7 @@ async function chatWith(calls: Record<string, unknown>[], contract?: InputContra
     return service.fetch(input, init);
   };
   const listing: ServiceListing | undefined = contract && { name: "Forms", resource: service.url, price: "0.015", amount: 15_000n, tags: [], input: contract };
-  deps.discovery = { ...WITHOUT_MCP_TOOLS, find: async () => (listing ? [listing] : []), lookup: (url) => (listing && url.startsWith(service.url) ? listing : undefined) };
+  deps.discovery = { ...WITHOUT_MCP_TOOLS, find: async () => ({ listings: listing ? [listing] : [], dropped: {} }), lookup: (url) => (listing && url.startsWith(service.url) ? listing : undefined) };
   const message = listing ? "Subscribe me" : `Use ${service.url}`;
   const response = await handleChatRequest(
     new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: message }], walletAddress: USER }) }),

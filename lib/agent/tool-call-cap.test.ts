@@ -7,7 +7,7 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { mockUsage, offlineNetwork } from "../../tests/support/offline-fixtures";
 import { createChatDependencies } from "../chat/chat-dependencies";
-import { WITHOUT_MCP_TOOLS } from "../x402/discovery-client";
+import { NOTHING_FOUND, WITHOUT_MCP_TOOLS } from "../x402/discovery-client";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
@@ -46,7 +46,7 @@ describe("tool calls per step", () => {
       ...WITHOUT_MCP_TOOLS,
       find: async () => {
         discoveryRequests += 1;
-        return [];
+        return NOTHING_FOUND;
       },
       lookup: () => undefined,
     };

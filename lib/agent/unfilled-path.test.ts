@@ -10,7 +10,7 @@ import { createChatDependencies } from "../chat/chat-dependencies";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
-import type { ServiceListing } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 import { WITHOUT_MCP_TOOLS } from "../x402/discovery-client";
 import type { InputContract } from "../x402/input-contract";
 
@@ -29,7 +29,7 @@ async function callAll(urls: string[], input?: InputContract) {
     return new Response("{}", { status: 500 });
   };
   const listing: ServiceListing = { name: "Crypto prices", resource: TEMPLATE, price: "0.03", amount: 30_000n, tags: [], ...(input ? { input } : {}) };
-  deps.discovery = { ...WITHOUT_MCP_TOOLS, find: async () => [listing], lookup: (url) => (url.startsWith("https://crypto.example/") ? listing : undefined) };
+  deps.discovery = { ...WITHOUT_MCP_TOOLS, find: async () => ({ listings: [listing], dropped: {} }), lookup: (url) => (url.startsWith("https://crypto.example/") ? listing : undefined) };
   const response = await handleChatRequest(
     new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "Price of BTC?" }], walletAddress: USER }) }),
     () => deps,

@@ -18,6 +18,7 @@ import { getStore } from "../store/create-store";
 import type { Store } from "../store/store-types";
 import { createChainReader } from "../x402/chain-reader";
 import { createDiscoveryClient } from "../x402/discovery-client";
+import { createListingJudge } from "../x402/uncallable-listings";
 
 /** A fixed secret for the local world only; every other network requires QUOTE_SECRET. */
 const LOCAL_QUOTE_SECRET = "local-devnet-quote-secret-not-for-production-use";
@@ -60,7 +61,13 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
     chain: createChainReader({ rpcUrl: network.rpcUrl, usdc: network.usdc }),
     // One store per process (Redis when REDIS_URL is set); refused on Vercel without Redis.
     store: overrides.store ?? getStore(),
-    discovery: createDiscoveryClient({ facilitatorUrl: network.facilitatorUrl, network, fetch: (input, init) => discoveryFetch(input, init) }),
+    discovery: createDiscoveryClient({
+      facilitatorUrl: network.facilitatorUrl,
+      network,
+      fetch: (input, init) => discoveryFetch(input, init),
+      // What the service fetch would refuse, and this app itself (APP_URL), is never listed.
+      judge: createListingJudge({ allowlist: network.outboundAllowlist, infrastructure, ownOrigins: env.APP_URL ? [env.APP_URL] : [] }),
+    }),
     quoteSecret,
     agentAccount: network.agentPrivateKey ? localAccount(network.agentPrivateKey) : undefined,
     baseModel:

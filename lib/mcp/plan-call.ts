@@ -5,7 +5,8 @@ import "server-only";
  * checked against the listing's input contract. `quote` runs it; `buy` goes through the agent's
  * own purchase (AgentRun), which runs the same checks.
  */
-import type { DiscoveryClient, ServiceListing } from "../x402/discovery-client";
+import type { DiscoveryClient } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 import { describeInputContract } from "../x402/call-usage";
 import { checkCall, unfilledPathProblem } from "../x402/check-call";
 import type { CallMethod } from "../x402/input-contract";

@@ -5,21 +5,13 @@ import "server-only";
  * address it checked, so DNS rebinding (a second, different answer at connect time) cannot slip
  * past the check. IP-literal hosts take the same path without a lookup.
  */
-import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { buildConnector } from "undici";
 import { GuardedFetchError } from "./guarded-fetch-error";
 import type { Infrastructure } from "./infrastructure";
 import type { Allowlist } from "./outbound-allowlist";
-import { isPublicAddress } from "./public-address";
-
-export type ResolvedAddress = { address: string; family?: number };
-
-/**
- * Resolves a host name to its addresses. The default uses the system resolver; tests inject
- * fakes that map public-looking names to private addresses.
- */
-export type OutboundLookup = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+import { systemLookup, type OutboundLookup } from "./outbound-lookup";
+import { outboundRefusal } from "./outbound-rules";
 
 export type GuardedConnectorOptions = {
   allowlist: Allowlist;
@@ -28,8 +20,6 @@ export type GuardedConnectorOptions = {
   lookup?: OutboundLookup;
   connectTimeoutMs: number;
 };
-
-const systemLookup: OutboundLookup = (hostname) => dnsLookup(hostname, { all: true });
 
 function defaultPort(protocol: string): number {
   return protocol === "https:" ? 443 : 80;
@@ -52,21 +42,12 @@ async function resolveCheckedAddresses(
   }
   if (addresses.length === 0) throw new GuardedFetchError("connect_failed", { host: hostname });
 
-  // Before the allowlist, which may well cover the host (the local world's services share
-  // 127.0.0.1 with its chain and facilitator), and with a message that says what it is.
-  if (await options.infrastructure?.includes({ hostname, port, addresses }, options.lookup ?? systemLookup)) {
-    throw new GuardedFetchError("infrastructure", { host: hostname });
-  }
-
-  // One refused address refuses the host: a name that mixes public and private answers is
-  // either misconfigured or an attack, and trying "the good one" would be a guess.
-  const refused = addresses.find(
-    (address) => !isPublicAddress(address) && !options.allowlist.allows({ hostname, port, address }),
-  );
-  if (refused !== undefined) {
+  const refusal = await outboundRefusal({ hostname, port, addresses }, { allowlist: options.allowlist, infrastructure: options.infrastructure, lookup: options.lookup ?? systemLookup });
+  if (refusal?.code === "infrastructure") throw new GuardedFetchError("infrastructure", { host: hostname });
+  if (refusal?.code === "blocked_address") {
     throw new GuardedFetchError("blocked_address", {
       host: hostname,
-      cause: new Error(`resolved address ${refused} is not public and not allowlisted`),
+      cause: new Error(`resolved address ${refusal.address} is not public and not allowlisted`),
     });
   }
   return addresses;

@@ -86,6 +86,18 @@ export const DiscoveredService = z.object({
 });
 export type DiscoveredService = z.infer<typeof DiscoveredService>;
 
+/**
+ * Why discovery left a listing out before anyone chose among them: the guarded fetch refuses its
+ * address (not public, not allowlisted), it is the payment network's own server (chain RPC,
+ * facilitator), or it is this app's own endpoint.
+ */
+export const DroppedReason = z.enum(["refused-address", "network-server", "this-app"]);
+export type DroppedReason = z.infer<typeof DroppedReason>;
+
+/** On `discovered`: how many listings were left out, per reason (reasons with none are absent). */
+export const DroppedListings = z.partialRecord(DroppedReason, z.number().int().min(1));
+export type DroppedListings = z.infer<typeof DroppedListings>;
+
 export { ApprovalRequest, MAX_APPROVAL_BODY_CHARS, TransferAuthorizationTypedData } from "./approval-request";
 
 
@@ -121,6 +133,8 @@ export const PaymentEvent = z.object({
   expiresAt: z.number().int().nonnegative().optional(),
   reason: PaymentFailureReason.optional(),
   services: z.array(DiscoveredService).optional(),
+  /** On `discovered`: listings left out because the agent could never call them (older servers send none). */
+  dropped: DroppedListings.optional(),
   approval: ApprovalRequest.optional(),
   /** Beside an approval: the service's sign-in-with-x challenge, to sign instead of paying again. */
   signIn: SignInRequest.optional(),

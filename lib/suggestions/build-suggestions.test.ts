@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ServiceListing } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 import type { InputContract } from "../x402/input-contract";
 import { buildSuggestions, requestSentence } from "./build-suggestions";
 

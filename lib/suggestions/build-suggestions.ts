@@ -6,7 +6,7 @@
  * required input gives no suggestion, since the agent would have to guess what to send.
  */
 import { formatUsdc } from "../money";
-import type { ServiceListing } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 import type { ParameterSpec } from "../x402/input-contract";
 
 export type Suggestion = {

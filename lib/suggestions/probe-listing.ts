@@ -6,7 +6,7 @@
  */
 import { timeoutSignal } from "../timeout";
 import { exampleCall } from "../x402/call-usage";
-import type { ServiceListing } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 
 export type ProbeFetch = (url: string, init: RequestInit) => Promise<Response>;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ServiceListing } from "../x402/discovery-client";
+import type { Found } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 import { handleSuggestionsRequest } from "./handle-suggestions-request";
 import { listingAnswers } from "./probe-listing";
 import { createSuggestionsSource } from "./suggestions-source";
@@ -21,9 +22,9 @@ function fakeDiscovery(answer: () => Promise<ServiceListing[]>) {
     },
     find: (_query?: string, signal?: AbortSignal) => {
       calls += 1;
-      return new Promise<ServiceListing[]>((resolve, reject) => {
+      return new Promise<Found>((resolve, reject) => {
         signal?.addEventListener("abort", () => reject(signal.reason as Error));
-        answer().then(resolve, reject);
+        answer().then((listings) => resolve({ listings, dropped: {} }), reject);
       });
     },
   };

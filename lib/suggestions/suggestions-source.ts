@@ -7,7 +7,7 @@
 import { timeoutSignal } from "../timeout";
 import type { DiscoveryClient } from "../x402/discovery-client";
 import { MAX_SUGGESTIONS, suggestionCandidates, type Suggestion } from "./build-suggestions";
-import type { ServiceListing } from "../x402/discovery-client";
+import type { ServiceListing } from "../x402/discovery-listing";
 
 export type SuggestionsSource = { get(): Promise<Suggestion[]> };
 
@@ -42,7 +42,7 @@ export function createSuggestionsSource(options: SuggestionsSourceOptions): Sugg
   async function load(): Promise<Suggestion[]> {
     const timeout = timeoutSignal(timeoutMs);
     try {
-      const listings = await options.discovery.find(undefined, timeout.signal);
+      const { listings } = await options.discovery.find(undefined, timeout.signal);
       const candidates = suggestionCandidates(listings, {
         maxAmount: options.maxAmount,
         max: options.answers ? MAX_SUGGESTIONS * CANDIDATES_PER_SUGGESTION : MAX_SUGGESTIONS,

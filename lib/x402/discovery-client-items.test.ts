@@ -11,7 +11,7 @@ const terms = { scheme: "exact", network: offlineNetwork.caip2, asset: offlineNe
 
 function listing(items: unknown[]) {
   const fetch = async () => Response.json({ x402Version: 2, items, pagination: { limit: 100, offset: 0, total: items.length } });
-  return createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch }).find();
+  return createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch }).find().then((found) => found.listings);
 }
 
 describe("discovery client, listed items", () => {

@@ -102,7 +102,7 @@ describe("discovery client", () => {
     });
     const { fetch } = bazaar([hostile]);
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    const [listing] = await client.find("weather");
+    const [listing] = (await client.find("weather")).listings;
     // An invalid serviceName is dropped (printable ASCII, at most 32 characters): the path stands in.
     expect(listing?.name).toBe("/weather");
     expect(listing?.tags).toEqual(["ok"]);
@@ -113,7 +113,7 @@ describe("discovery client", () => {
   it("reads a search from `resources` and follows its cursor, a bounded number of pages", async () => {
     const { fetch, requests } = pagedBazaar(9);
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example/x402", network: offlineNetwork, fetch });
-    const found = await client.find("weather");
+    const found = (await client.find("weather")).listings;
     expect(requests.map((url) => `${url.pathname}?${url.searchParams}`)).toEqual([
       "/x402/discovery/search?query=weather&type=http&limit=20",
       "/x402/discovery/search?query=weather&type=http&limit=20&cursor=c2",
@@ -125,19 +125,19 @@ describe("discovery client", () => {
   it("stops at a cursor that does not move", async () => {
     const { fetch, requests } = pagedBazaar(9, { repeatCursor: true });
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    const found = await client.find("weather");
+    const found = (await client.find("weather")).listings;
     expect(requests).toHaveLength(2);
     expect(found.map((listing) => listing.name)).toEqual(["Service 0", "Service 1"]);
   });
 
   it("lists by offset pages until the total, and no further than five pages however large the total claimed", async () => {
     const honest = pagedBazaar(250);
-    const all = await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: honest.fetch }).find();
+    const all = (await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: honest.fetch }).find()).listings;
     expect(all).toHaveLength(250);
     expect(honest.requests.map((url) => url.searchParams.get("offset"))).toEqual(["0", "100", "200"]);
 
     const boastful = pagedBazaar(1_000, { claimedTotal: 1_000_000_000 });
-    const bounded = await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: boastful.fetch }).find();
+    const bounded = (await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: boastful.fetch }).find()).listings;
     expect(boastful.requests).toHaveLength(5);
     expect(bounded).toHaveLength(500);
   });
@@ -145,7 +145,7 @@ describe("discovery client", () => {
   it("answers a search from the list when the facilitator has no search endpoint", async () => {
     const { fetch, requests } = pagedBazaar(6, { search: "absent" });
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    const found = await client.find("weather forecast");
+    const found = (await client.find("weather forecast")).listings;
     expect(requests.map((url) => url.pathname)).toEqual(["/discovery/search", "/discovery/resources"]);
     expect(found.map((listing) => listing.name)).toEqual(["Service 0", "Service 2", "Service 4"]);
   });
@@ -160,9 +160,9 @@ describe("discovery client", () => {
       return Response.json({ x402Version: 2, items: services, pagination: { limit: 100, offset: 0, total: services.length } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    expect((await client.find("bitcoin")).map((listing) => listing.name)).toEqual(["Service 7"]);
+    expect((await client.find("bitcoin")).listings.map((listing) => listing.name)).toEqual(["Service 7"]);
     expect(requests).toEqual(["/discovery/search", "/discovery/resources"]);
-    const unmatched = await client.find("stock quotes");
+    const unmatched = (await client.find("stock quotes")).listings;
     expect(unmatched).toHaveLength(20);
     expect(unmatched[0]?.name).toBe("Service 0");
     // The list was read once for both (cached).
@@ -173,7 +173,7 @@ describe("discovery client", () => {
     const fetch = async (input: string) =>
       new URL(input).pathname.endsWith("/search") ? Response.json({ x402Version: 2, resources: [] }) : new Response("down", { status: 503 });
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    expect(await client.find("weather")).toEqual([]);
+    expect((await client.find("weather")).listings).toEqual([]);
   });
 
   it("reads a listing's declaration from a 2.10-era facilitator's top-level `discoveryInfo` as from `extensions.bazaar`", async () => {
@@ -183,7 +183,7 @@ describe("discovery client", () => {
       item("https://svc.example/v2/translate", { serviceName: "New", extensions: { bazaar: { info: { ...info, input: { ...info.input, method: "POST" } } } } }),
     ]);
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    const [old, current] = await client.find("translate");
+    const [old, current] = (await client.find("translate")).listings;
     expect(old?.input).toMatchObject({ method: "POST", body: { type: "json", fields: [{ name: "text" }, { name: "to" }] } });
     expect(old?.input).toEqual(current?.input);
   });
@@ -205,13 +205,13 @@ describe("discovery client", () => {
       return Response.json({ x402Version: 2, items: everything, pagination: { limit: 100, offset: 0, total: everything.length } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
-    expect((await client.find()).map((listing) => listing.resource)).toEqual(["https://svc.example/weather"]);
-    expect((await client.findMcpTools()).map((listing) => listing.mcp?.toolName)).toEqual(["translate", "summarize"]);
+    expect((await client.find()).listings.map((listing) => listing.resource)).toEqual(["https://svc.example/weather"]);
+    expect((await client.findMcpTools()).listings.map((listing) => listing.mcp?.toolName)).toEqual(["translate", "summarize"]);
     // Two tools at one endpoint are two listings, each found by its name.
     expect(client.lookupMcpTool("https://tools.example/mcp", "summarize")?.description).toBe("summaries");
     // A search that finds nothing: the list's matching tools, never unrelated ones as filler.
-    expect((await client.findMcpTools("translate")).map((listing) => listing.mcp?.toolName)).toEqual(["translate"]);
-    expect(await client.findMcpTools("weather")).toEqual([]);
+    expect((await client.findMcpTools("translate")).listings.map((listing) => listing.mcp?.toolName)).toEqual(["translate"]);
+    expect((await client.findMcpTools("weather")).listings).toEqual([]);
     expect(requests).toEqual(["/discovery/resources http", "/discovery/resources mcp", "/discovery/search mcp", "/discovery/search mcp"]);
   });
 

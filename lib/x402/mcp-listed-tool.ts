@@ -3,7 +3,7 @@
  * HTTP services: it is called with another tool) and as the page sees it in the discovery event.
  */
 import type { DiscoveredService } from "../stream";
-import type { ServiceListing } from "./discovery-client";
+import type { ServiceListing } from "./discovery-listing";
 import { describeInputSchema } from "./mcp-input-schema";
 import { sanitizeServiceText } from "./service-text";
 

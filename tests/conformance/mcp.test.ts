@@ -137,8 +137,8 @@ describe(`${bazaarMcpListing.name} (${bazaarMcpListing.source})`, () => {
       return Response.json({ x402Version: 2, items: [bazaarMcpListing.value], pagination: { limit: 100, offset: 0, total: 1 } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: specPayer, fetch });
-    expect(await client.find()).toEqual([]);
-    const [tool] = await client.findMcpTools();
+    expect((await client.find()).listings).toEqual([]);
+    const [tool] = (await client.findMcpTools()).listings;
     expect(asked).toEqual(["http", "mcp"]);
     expect(tool).toMatchObject({ resource: "https://api.example.com/mcp", amount: 10_000n, price: "0.01", mcp: { toolName: "financial_analysis" } });
     expect(client.lookupMcpTool("https://api.example.com/mcp", "financial_analysis")).toBe(tool);

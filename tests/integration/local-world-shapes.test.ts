@@ -96,7 +96,7 @@ describe("discovery of the whole local catalogue", () => {
     });
 
   it("reads every page of the list and leaves out only the listing nothing here can pay", async () => {
-    const listings = await client().find();
+    const { listings } = await client().find();
     const unpayable = harness.devnet.services.filter((entry) => entry.network === "eip155:8453").map((entry) => entry.url);
     expect(unpayable).toHaveLength(1);
     expect(listings.map((listing) => listing.resource).sort()).toEqual(
@@ -108,12 +108,12 @@ describe("discovery of the whole local catalogue", () => {
   });
 
   it("prices the service that offers another network first by its local option", async () => {
-    const [first] = await client().find("air quality");
+    const [first] = (await client().find("air quality")).listings;
     expect(first).toMatchObject({ resource: service("air-quality").url, network: harness.devnet.network, amount: 12_000n });
   });
 
   it("never offers the unpayable listing, even to a search that names it", async () => {
-    const found = await client().find("mainnet-only oracle");
+    const found = (await client().find("mainnet-only oracle")).listings;
     expect(found.map((listing) => listing.resource)).not.toContain(service("mainnet-oracle").url);
   });
 });

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 describe("suggestions from the local world", () => {
   it("never name a listed service whose server is down (the local world lists offline ones on purpose)", async () => {
-    const listings = await harness.deps.discovery.find();
+    const { listings } = await harness.deps.discovery.find();
     for (const suggestion of suggestions) {
       const listing = listings.find((candidate) => candidate.name === suggestion.service)!;
       expect(await listingAnswers(harness.deps.fetch, listing), suggestion.service).toBe(true);
@@ -44,7 +44,7 @@ describe("suggestions from the local world", () => {
   it("are four or five, one per service group, with the listed prices, none over the default limit", async () => {
     expect(suggestions.length).toBeGreaterThanOrEqual(4);
     expect(suggestions.length).toBeLessThanOrEqual(5);
-    const listings = await harness.deps.discovery.find();
+    const { listings } = await harness.deps.discovery.find();
     const origins = suggestions.map((suggestion) => {
       const listing = listings.find((candidate) => candidate.name === suggestion.service);
       expect(listing?.price).toBe(suggestion.price);

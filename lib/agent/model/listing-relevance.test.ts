@@ -69,8 +69,23 @@ describe("rankListings", () => {
     expect(best(words, [keywordStuffer(words), FORECAST])).toBe(FORECAST.name);
   });
 
-  it("keeps discovery's order between equals", () => {
+  it("orders equals cheapest first, then in discovery's order", () => {
     const ranked = rankListings(readRequest("nothing in common"), CATALOGUE);
-    expect(ranked.map((listing) => listing.index)).toEqual(CATALOGUE.map((_, index) => index));
+    const cheapestFirst = CATALOGUE.map((entry, index) => ({ price: Number(entry.price), index }))
+      .sort((left, right) => left.price - right.price || left.index - right.index)
+      .map((entry) => entry.index);
+    expect(new Set(CATALOGUE.map((entry) => entry.price)).size).toBeGreaterThan(1);
+    expect(ranked.map((listing) => listing.index)).toEqual(cheapestFirst);
+  });
+
+  it("chooses the cheaper of two equally fitting listings, wherever discovery lists it", () => {
+    const pricier = { ...FORECAST, price: "0.05", resource: "https://first.example/forecast" };
+    const cheaper = { ...FORECAST, price: "0.01", resource: "https://second.example/forecast" };
+    const unpriced = { ...FORECAST, price: "free!", resource: "https://third.example/forecast" };
+    for (const listings of [[pricier, cheaper], [cheaper, pricier], [unpriced, pricier, cheaper]]) {
+      const ranked = rankListings(readRequest("What's the weather in Oslo?"), listings);
+      expect(ranked[0]?.score).toBe(ranked[1]?.score);
+      expect(bestFit(ranked)?.entry).toBe(cheaper);
+    }
   });
 });

@@ -3,7 +3,9 @@ import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
 import { LISTING_NOTICE, LISTINGS_SHOWN, listedService } from "./listed-service";
+import { NOTHING_FOUND } from "../../x402/discovery-client";
 import { discoveredMcpTool, listedMcpTool, MCP_TOOLS_SHOWN } from "../../x402/mcp-listed-tool";
+import { addDropped, droppedNote } from "../../x402/uncallable-listings";
 import { tooManyCalls } from "./too-many-calls";
 
 export const DISCOVER_SERVICES_TOOL = "discover_services";
@@ -27,11 +29,13 @@ export function createDiscoverServicesTool(run: AgentRun) {
       run.tracker.discovery({ id, status: "discovering", message: query ? `Searching for “${query}”…` : "Listing services…" });
       try {
         // MCP tools are looked up beside the services; a Bazaar that cannot list them leaves just the services.
-        const [listings, tools] = await Promise.all([run.discovery.find(query, abortSignal), run.discovery.findMcpTools(query, abortSignal).catch(() => [])]);
-        const services = listings.slice(0, LISTINGS_SHOWN).map(listedService);
-        const mcp = tools.slice(0, MCP_TOOLS_SHOWN);
-        const found = mcp.length > 0 ? `Found ${services.length} service(s) and ${mcp.length} MCP tool(s).` : `Found ${services.length} service(s).`;
-        run.tracker.discovery({ id, status: "discovered", services: [...services, ...mcp.map(discoveredMcpTool)], message: found });
+        const [found, tools] = await Promise.all([run.discovery.find(query, abortSignal), run.discovery.findMcpTools(query, abortSignal).catch(() => NOTHING_FOUND)]);
+        const services = found.listings.slice(0, LISTINGS_SHOWN).map(listedService);
+        const mcp = tools.listings.slice(0, MCP_TOOLS_SHOWN);
+        // Listings the agent could never call were left out before this answer; the page is told how many, and why.
+        const dropped = addDropped(found.dropped, tools.dropped);
+        const message = [mcp.length > 0 ? `Found ${services.length} service(s) and ${mcp.length} MCP tool(s).` : `Found ${services.length} service(s).`, droppedNote(dropped)].filter(Boolean).join(" ");
+        run.tracker.discovery({ id, status: "discovered", services: [...services, ...mcp.map(discoveredMcpTool)], message, ...(Object.keys(dropped).length > 0 ? { dropped } : {}) });
         return {
           services,
           ...(mcp.length > 0 ? { mcpTools: mcp.map(listedMcpTool) } : {}),

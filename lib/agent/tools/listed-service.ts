@@ -3,7 +3,7 @@
  * the MCP server's, so both doors show the same services in the same words.
  */
 import { describeInputContract, exampleCall } from "../../x402/call-usage";
-import type { ServiceListing } from "../../x402/discovery-client";
+import type { ServiceListing } from "../../x402/discovery-listing";
 
 /** Listings shown for one discovery: enough to choose from, bounded for a model's context. */
 export const LISTINGS_SHOWN = 10;

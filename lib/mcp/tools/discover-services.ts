@@ -5,7 +5,8 @@ import "server-only";
  */
 import { LISTING_NOTICE, LISTINGS_SHOWN, listedService } from "../../agent/tools/listed-service";
 import { parseUsdc } from "../../money";
-import type { ServiceListing } from "../../x402/discovery-client";
+import type { Found } from "../../x402/discovery-client";
+import { droppedNote } from "../../x402/uncallable-listings";
 import type { McpContext, McpToolCall } from "../mcp-context";
 import type { DiscoverServicesInput } from "../schemas";
 import { toolResult } from "../tool-result";
@@ -14,20 +15,21 @@ export const DISCOVER_SERVICES = {
   name: "discover_services",
   title: "Discover paid services",
   description:
-    "Find paid HTTP services (x402) on the payment network's Bazaar. Returns each service's name, resource URL, price per call in USDC, network, description, tags and, when the service declares it, its input contract (method, query and path parameters, body) with a one-line usage and an example call. Nothing is paid.",
+    "Find paid HTTP services (x402) on the payment network's Bazaar. Returns each service's name, resource URL, price per call in USDC, network, description, tags and, when the service declares it, its input contract (method, query and path parameters, body) with a one-line usage and an example call. Listings the agent could never call (an address it does not call, the payment network's own servers, this app itself) are left out and counted under dropped. Nothing is paid.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
 } as const;
 
 export async function discoverServices(context: McpContext, input: DiscoverServicesInput, call: McpToolCall) {
   const { deps } = context;
-  let listings: ServiceListing[];
+  let found: Found;
   try {
-    listings = await deps.discovery.find(input.query, call.signal);
+    found = await deps.discovery.find(input.query, call.signal);
   } catch {
     return toolResult({ status: "unavailable", message: "Service discovery is unavailable right now. Nothing was paid." }, { isError: true });
   }
   // Validated by the schema, so a present maxPrice parses.
   const maxPrice = input.maxPrice === undefined ? undefined : (parseUsdc(input.maxPrice) as bigint);
+  const { listings, dropped } = found;
   const affordable = maxPrice === undefined ? listings : listings.filter((listing) => listing.amount <= maxPrice);
   const services = affordable.slice(0, LISTINGS_SHOWN).map((listing) => ({
     ...listedService(listing),
@@ -38,6 +40,8 @@ export async function discoverServices(context: McpContext, input: DiscoverServi
     found: affordable.length,
     currency: "USDC",
     network: deps.network.caip2,
+    // Listings the agent could never call are not among the services: how many, and why.
+    ...(Object.keys(dropped).length > 0 ? { dropped, droppedNote: droppedNote(dropped) } : {}),
     notice: LISTING_NOTICE,
     note: "Prices are per call. quote asks a service what a call costs now; buy pays for it.",
   });
