@@ -9,6 +9,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
+import { neededPermit2Allowance } from "../lib/client/permit2-allowance";
+import { formatUsdc } from "../lib/money";
 import { readDevnetCoordinates } from "../lib/network/devnet-coordinates";
 import { ApprovalRequest, decodeAll } from "../lib/stream";
 import { approvalSigner, walletTypedDataOf } from "../lib/x402/approval-typed-data";
@@ -67,7 +69,10 @@ async function main(): Promise<void> {
   const signature = await account.signTypedData(walletTypedDataOf(approval));
   if (approval.permit2Approval) {
     // The permit is signed all the same; it can only settle once the wallet has approved Permit2.
-    process.stderr.write(`This metered quote is paid through Permit2, which the wallet has not approved yet: send approve(${approval.permit2Approval.spender}, max) on ${approval.permit2Approval.token} from it before sending this signature (a signature sent before that is refused, and a fresh quote is needed).\n`);
+    // The allowance asked is what this payment needs, not the maximum: Permit2 lets any app whose Permit2 signature the owner gives move up to it.
+    const needed = neededPermit2Allowance(approval);
+    const amount = needed === undefined ? "the ceiling" : `${needed} (${formatUsdc(needed)} USDC, this payment's ceiling; more only if you mean Permit2 to hold that much)`;
+    process.stderr.write(`This metered quote is paid through Permit2, which the wallet does not yet allow to move enough: send approve(${approval.permit2Approval.spender}, ${amount}) on ${approval.permit2Approval.token} from it before sending this signature (a signature sent before that is refused, and a fresh quote is needed).\n`);
   }
   process.stdout.write(`${encodePaymentSignatureHeader(approval, signature)}\n`);
 }

@@ -1,13 +1,15 @@
 "use client";
 
 import { useState } from "react";
-import { erc20Abi, maxUint256 } from "viem";
+import { erc20Abi } from "viem";
 import { useConfig, useConnection, useSignTypedData, useSwitchChain, useWriteContract } from "wagmi";
 import { waitForTransactionReceipt } from "wagmi/actions";
 import { formatCountdown, shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
+import { describePermit2Allowance, neededPermit2Allowance, parsePermit2Allowance } from "@/lib/client/permit2-allowance";
 import { useNow } from "@/lib/client/use-now";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
+import { formatUsdc } from "@/lib/money";
 import type { ApprovalRequest, PaymentStatus, SignInRequest } from "@/lib/stream";
 import { approvalKey, approvalSigner, walletTypedDataOf } from "@/lib/x402/approval-typed-data";
 import { bodyTypeOf, describeBodyType } from "@/lib/x402/request-body";
@@ -32,14 +34,15 @@ export type ApprovalCardProps = {
 };
 
 type SignState = { kind: "idle" } | { kind: "signing" } | { kind: "declined" } | { kind: "error"; message: string };
-/** The one-time Permit2 approve a metered payment may need first: not asked, sending, mined. */
+/** The Permit2 approve a metered payment may need first: not asked, sending, mined. */
 type Permit2State = { kind: "needed" } | { kind: "sending" } | { kind: "done" } | { kind: "declined" } | { kind: "error"; message: string };
 
 /**
  * The quote the agent froze for "my wallet", with Approve (sign the exact EIP-712 typed data
  * in the connected wallet) and Reject (sign nothing, tell the agent). A metered (`upto`) quote
- * is a ceiling: the wallet signs a Permit2 permit for at most that, after a one-time approve of
- * Permit2 when the server found the wallet had not made it.
+ * is a ceiling: the wallet signs a Permit2 permit for at most that, after an ERC-20 approve of
+ * Permit2 when the server found the wallet's allowance short: for the ceiling, or the larger
+ * amount the person types, never unlimited (lib/client/permit2-allowance.ts says why).
  */
 export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmount, canAct, onSigned, onReject, signIn, onSignedIn }: ApprovalCardProps) {
   const network = useNetwork();
@@ -48,6 +51,9 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
   const { writeContractAsync } = useWriteContract();
   const config = useConfig();
   const [permit2, setPermit2] = useState<Permit2State>({ kind: approval.permit2Approval ? "needed" : "done" });
+  const permit2Needed = neededPermit2Allowance(approval);
+  const [allowanceText, setAllowanceText] = useState(permit2Needed === undefined ? "" : formatUsdc(permit2Needed));
+  const allowance = permit2Needed === undefined ? undefined : parsePermit2Allowance(allowanceText, permit2Needed);
   const switchChain = useSwitchChain();
   const [signState, setSignState] = useState<SignState>({ kind: "idle" });
   const open = decision === undefined;
@@ -74,13 +80,13 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
     }
   }
 
-  /** The one-time ERC-20 approve of Permit2 (the maximum, as Permit2 payers do), mined before the permit is signed. */
+  /** The ERC-20 approve of Permit2 for the allowance shown (the ceiling unless the person typed more), mined before the permit is signed. */
   async function allowPermit2() {
     const needed = approval.permit2Approval;
-    if (!needed) return;
+    if (!needed || !allowance?.ok) return;
     setPermit2({ kind: "sending" });
     try {
-      const hash = await writeContractAsync({ address: needed.token as `0x${string}`, abi: erc20Abi, functionName: "approve", args: [needed.spender as `0x${string}`, maxUint256], chainId });
+      const hash = await writeContractAsync({ address: needed.token as `0x${string}`, abi: erc20Abi, functionName: "approve", args: [needed.spender as `0x${string}`, allowance.amount], chainId });
       const receipt = await waitForTransactionReceipt(config, { hash, chainId });
       setPermit2(receipt.status === "success" ? { kind: "done" } : { kind: "error", message: "the approve transaction failed on chain" });
     } catch (error) {
@@ -161,9 +167,42 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
         </p>
       ) : null}
       {approval.permit2Approval && permit2.kind !== "done" ? (
-        <p className="approval-card__note" data-testid="permit2-needed">
-          Metered payments go through Permit2, and your wallet has not yet allowed Permit2 to move its USDC: approve that once (a transaction), then sign the payment.
-        </p>
+        <>
+          <p className="approval-card__note" data-testid="permit2-needed">
+            Metered payments go through Permit2, and your wallet does not yet allow Permit2 to move enough of its USDC for this one: approve an allowance (a transaction), then sign the payment.
+          </p>
+          {permit2Needed === undefined ? (
+            <p className="approval-card__note approval-card__note--error">This quote does not say how much Permit2 must be allowed; ask again for a fresh quote.</p>
+          ) : (
+            <div className="field approval-card__allowance">
+              <label htmlFor={`${headingId}-allowance`} className="field__label">
+                Permit2 allowance
+              </label>
+              <div className="field__control">
+                <input
+                  id={`${headingId}-allowance`}
+                  data-testid="permit2-allowance-input"
+                  className="field__input tabular"
+                  type="text"
+                  inputMode="decimal"
+                  autoComplete="off"
+                  spellCheck={false}
+                  value={allowanceText}
+                  disabled={permit2.kind === "sending"}
+                  onChange={(event) => setAllowanceText(event.target.value)}
+                  aria-invalid={allowance?.ok === false ? true : undefined}
+                  aria-describedby={`${headingId}-allowance-help`}
+                />
+                <span className="field__suffix" aria-hidden="true">
+                  USDC
+                </span>
+              </div>
+              <p id={`${headingId}-allowance-help`} className={allowance?.ok === false ? "field__error" : "field__help"} data-testid="permit2-allowance-words">
+                {allowance?.ok === false ? allowance.problem : allowance ? describePermit2Allowance(allowance.amount, permit2Needed) : null}
+              </p>
+            </div>
+          )}
+        </>
       ) : null}
       {permit2.kind === "declined" ? <p className="approval-card__note">You declined the Permit2 approval in your wallet. Nothing was sent.</p> : null}
       {permit2.kind === "error" ? <p className="approval-card__note approval-card__note--error">The Permit2 approval did not go through: {permit2.message}</p> : null}
@@ -185,10 +224,10 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
             type="button"
             className="button button--primary"
             data-testid="permit2-button"
-            disabled={!canAct || blocker !== undefined || permit2.kind === "sending"}
+            disabled={!canAct || blocker !== undefined || permit2.kind === "sending" || allowance?.ok !== true}
             onClick={() => void allowPermit2()}
           >
-            {permit2.kind === "sending" ? "Waiting for the approval…" : "Allow Permit2 (once)"}
+            {permit2.kind === "sending" ? "Waiting for the approval…" : allowance?.ok ? `Allow Permit2 ${formatUsdc(allowance.amount)} USDC` : "Allow Permit2"}
           </button>
         ) : null}
         <button

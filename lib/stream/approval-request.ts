@@ -64,10 +64,12 @@ export const ApprovalRequest = z.object({
   /** `upto`, when the 402 declared its metering: the price of one unit, and what a unit is. */
   metering: z.object({ unitPrice: UsdcDecimal, unit: z.string().max(64).optional() }).optional(),
   /**
-   * `upto`, when the wallet has not yet let Permit2 move this token (or not enough): the one-time
-   * ERC-20 `approve(spender, …)` on `token` the wallet must send before its permit can settle.
+   * `upto`, when the wallet has not yet let Permit2 move this token (or not enough): the ERC-20
+   * `approve(spender, amount)` on `token` the wallet must send before its permit can settle.
+   * `amount` is the allowance this payment needs (its ceiling); the wallet may allow more, never
+   * less. Absent from older servers: the ceiling then.
    */
-  permit2Approval: z.object({ spender: Address, token: Address }).optional(),
+  permit2Approval: z.object({ spender: Address, token: Address, amount: UsdcDecimal.optional() }).optional(),
   /** The exact body the paid request will send (the signature covers it); echoed back when paying. */
   body: z.string().max(MAX_APPROVAL_BODY_CHARS).optional(),
   /** How `body` is sent (JSON, form or text), covered by the signature too; only with a body. */

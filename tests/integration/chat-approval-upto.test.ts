@@ -2,10 +2,10 @@
  * A person's wallet paying a metered (`upto`) service through the two-request approval flow, on
  * the local world: request 1 asks for a Permit2 permit over the ceiling; request 2 carries the
  * user's signature, and the chain, the stream and the user's daily budget count what the call
- * used, below the ceiling. A wallet that never approved Permit2 is told so with the approval,
- * and nothing is signed or moved until it has.
+ * used, below the ceiling. A wallet whose Permit2 allowance is short is asked with the approval
+ * to allow the ceiling, and nothing is sent or moved while the allowance is below it.
  */
-import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseEventLogs, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, erc20Abi, http, parseEventLogs, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Devnet } from "../../devnet";
@@ -115,7 +115,7 @@ describe("a person's wallet pays a metered service (upto)", () => {
     expect(spentAfter.reserved).toBe(spentBefore.reserved);
   });
 
-  it("a wallet that never approved Permit2 is asked for the one-time approve, and nothing moves until it has", async () => {
+  it("a wallet that never approved Permit2 is asked to allow the ceiling, nothing moves while its allowance is below it, and exactly the ceiling pays", async () => {
     const meter = rowMeter();
     const owner = privateKeyToAccount(devnet.accounts.unfunded.privateKey as Hex);
     const wallet = owner.address;
@@ -127,10 +127,17 @@ describe("a person's wallet pays a metered service (upto)", () => {
     const before = await harness.usdcBalance(wallet);
 
     const { approval, payments } = await requestQuote(wallet, 2);
-    expect(approval).toMatchObject({ scheme: "upto", payer: wallet, permit2Approval: { spender: PERMIT2, token: devnet.usdc } });
+    // What the page's card asks the wallet to allow: the ceiling, named by the server.
+    expect(approval).toMatchObject({ scheme: "upto", payer: wallet, permit2Approval: { spender: PERMIT2, token: devnet.usdc, amount: usdc(meter.ceiling) } });
     expect(payments.find((payment) => payment.status === "awaiting-approval")?.message).toMatch(/Permit2/);
 
-    // Signed anyway, without the approve: refused before the service hears of it.
+    // Signed anyway, with an allowance one base unit short of the ceiling: refused before the service hears of it.
+    const approver = createWalletClient({ account: owner, transport: http(devnet.rpcUrl) });
+    const allow = async (amount: bigint) => {
+      const hash = await approver.writeContract({ chain: null, address: devnet.usdc as Address, abi: erc20Abi, functionName: "approve", args: [PERMIT2, amount] });
+      await chain.waitForTransactionReceipt({ hash });
+    };
+    await allow(meter.ceiling - 1n);
     const early = await pay(wallet, 2, approval, await owner.signTypedData(walletTypedDataOf(approval)));
     expect(early.response.status).toBe(200);
     expect(early.payments.at(-1)).toMatchObject({ status: "failed", reason: "payment-failed" });
@@ -139,10 +146,8 @@ describe("a person's wallet pays a metered service (upto)", () => {
     expect(await harness.usdcBalance(wallet)).toBe(before);
     expect((await harness.deps.store.ledger.spentToday(wallet)).reserved).toBe(0n);
 
-    // The one-time approve the page's card sends (ERC-20 approve of Permit2 for the maximum).
-    const approver = createWalletClient({ account: owner, transport: http(devnet.rpcUrl) });
-    const approved = await approver.writeContract({ chain: null, address: devnet.usdc as Address, abi: erc20Abi, functionName: "approve", args: [PERMIT2, maxUint256] });
-    await chain.waitForTransactionReceipt({ hash: approved });
+    // The approve the page's card sends by default: exactly the ceiling.
+    await allow(meter.ceiling);
 
     // A fresh quote no longer asks for it, and pays what two rows cost.
     const fresh = await requestQuote(wallet, 2);
@@ -151,5 +156,8 @@ describe("a person's wallet pays a metered service (upto)", () => {
     expect(paid.finish?.finishReason).toBe("payment-complete");
     expect(await transferred(paid.finish?.txHash as Hex, wallet)).toBe(2n * meter.unitPrice);
     expect(before - (await harness.usdcBalance(wallet))).toBe(2n * meter.unitPrice);
+    // Permit2 spent that from the allowance: the next metered quote asks again.
+    const next = await requestQuote(wallet, 2);
+    expect(next.approval.permit2Approval).toMatchObject({ amount: usdc(meter.ceiling) });
   });
 });

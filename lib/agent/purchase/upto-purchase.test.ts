@@ -6,11 +6,11 @@
  * is flagged; and when the claim is not on chain, Permit2's nonce bitmap decides.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { agent, agentRequest, chain, clock, dependencies, events, reserved, resetPurchaseHarness, store, tracker } from "../../../tests/support/purchase-harness";
+import { agent, agentRequest, chain, clock, dependencies, events, reserved, resetPurchaseHarness, store, tracker, user } from "../../../tests/support/purchase-harness";
 import { fakeMeteredService, meteredAnswer, FACILITATOR } from "../../../tests/support/fake-metered-service";
 import { fakePaidService, MERCHANT, paidAnswer, refusedAnswer } from "../../../tests/support/fake-paid-service";
 import { offlineNetwork } from "../../../tests/support/offline-fixtures";
-import { permit2NonceOf } from "../../x402/upto-permit2";
+import { PERMIT2, permit2NonceOf } from "../../x402/upto-permit2";
 import { runPurchase } from "./run-purchase";
 
 beforeEach(resetPurchaseHarness);
@@ -184,5 +184,25 @@ describe("agent wallet pays an upto service", () => {
     expect(events.map((event) => event.payment.status)).toEqual(["quoted", "signing", "verifying", "pending", "delivered"]);
     expect(events.at(-1)?.payment).toMatchObject({ amount: "0", ceiling: "0.05" });
     expect(await store.ledger.spentToday(agent.address, { now: Date.now() })).toEqual({ settled: 0n, reserved: 0n });
+  });
+});
+
+describe("a person's wallet and an upto service's Permit2 allowance", () => {
+  const asUser = (service: Parameters<typeof agentRequest>[0]) => request(service, { payer: { kind: "user", address: user.address } });
+
+  it("asks for an allowance of exactly the ceiling when the wallet's is short", async () => {
+    const service = fakeMeteredService(offlineNetwork, { onPayment: () => meteredAnswer(TX, 1_000n) });
+    chain.permit2Approved = CEILING - 1n;
+    const short = await runPurchase(dependencies(service), asUser(service));
+    expect(short).toMatchObject({ status: "awaiting-approval", approval: { scheme: "upto", ceiling: "0.05", permit2Approval: { spender: PERMIT2, token: offlineNetwork.usdc, amount: "0.05" } } });
+    expect(service.received).toEqual([]);
+  });
+
+  it("asks for none when the wallet already allows the ceiling", async () => {
+    const service = fakeMeteredService(offlineNetwork, { onPayment: () => meteredAnswer(TX, 1_000n) });
+    chain.permit2Approved = CEILING;
+    const enough = await runPurchase(dependencies(service), asUser(service));
+    expect(enough).toMatchObject({ status: "awaiting-approval", approval: { scheme: "upto", ceiling: "0.05" } });
+    expect(enough.status === "awaiting-approval" ? enough.approval.permit2Approval : "no approval").toBeUndefined();
   });
 });
