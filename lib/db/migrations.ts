@@ -13,6 +13,7 @@ import { databaseClockMigration } from "./database-clock-migration";
 import { pooledBudgetMigration } from "./pooled-budget-migration";
 import { paymentsByRequestMigration } from "./payments-by-request-migration";
 import { uptoSettlementMigration } from "./upto-settlement-migration";
+import { listingEvidenceMigration } from "./listing-evidence-migration";
 
 const migrations: Record<string, Migration> = {
   "0001_payment_journal": {
@@ -247,5 +248,5 @@ const migrations: Record<string, Migration> = {
 };
 
 export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration, "0010_payments_by_request": paymentsByRequestMigration, "0011_upto_settlement": uptoSettlementMigration }),
+  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration, "0010_payments_by_request": paymentsByRequestMigration, "0011_upto_settlement": uptoSettlementMigration, "0012_listing_evidence": listingEvidenceMigration }),
 };

@@ -85,10 +85,23 @@ export type ApiKeysTable = {
   revoked_at: Millis | null;
 };
 
+/** Evidence about a listing (migration 0012, lib/evidence): the last probe's verdict and the probe claim. */
+export type ListingEvidenceTable = {
+  listing_key: string;
+  verdict: string | null;
+  detail: string | null;
+  latency_ms: number | null;
+  checked_at: Millis | null;
+  expires_at: Millis;
+  claimed_until: Millis;
+  claimed_by: string | null;
+};
+
 export type Database = {
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;
   budget_reservations: BudgetReservationsTable;
   idempotency_keys: IdempotencyKeysTable;
   api_keys: ApiKeysTable;
+  listing_evidence: ListingEvidenceTable;
 };

@@ -9,6 +9,8 @@ import "server-only";
 import { DatabaseApiKeyStore } from "../access/database-api-key-store";
 import type { ApiKeyStore } from "../access/api-keys";
 import { openDatabase, type AppDatabase, type OpenDatabaseOptions } from "../db/open-database";
+import { DatabaseEvidenceStore } from "../evidence/database-evidence-store";
+import type { EvidenceStore } from "../evidence/evidence-store";
 import { DatabaseJournal } from "../journal/database-journal";
 import type { PaymentJournal } from "../journal/payment-journal";
 import { DatabaseIdempotencyStore } from "./database-idempotency-store";
@@ -55,6 +57,7 @@ export function createDatabaseStore(database: LazyDatabase, rateLimiter: RateLim
     idempotency,
     inFlight: database.embedded ? new MemoryIdempotencyStore() : idempotency,
     journal: database.journal,
+    evidence: deferred<EvidenceStore>(async () => new DatabaseEvidenceStore((await database.open()).db)),
     apiKeys: deferred<ApiKeyStore>(async () => new DatabaseApiKeyStore((await database.open()).db)),
     rateLimiter,
     ping: async () => {

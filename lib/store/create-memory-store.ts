@@ -7,6 +7,7 @@ import { MemoryLedger } from "./memory-ledger";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
 import { MemoryJournal } from "../journal/memory-journal";
 import { MemoryApiKeyStore } from "../access/memory-api-key-store";
+import { MemoryEvidenceStore } from "../evidence/memory-evidence-store";
 import type { Store } from "./store-types";
 
 /**
@@ -15,13 +16,15 @@ import type { Store } from "./store-types";
  * await store.ledger.spentToday(payer); // { settled: 0n, reserved: 0n }
  */
 export function createMemoryStore(): Store {
+  const journal = new MemoryJournal();
   return {
     kind: "memory",
     ledger: new MemoryLedger(),
     idempotency: new MemoryIdempotencyStore(),
     inFlight: new MemoryIdempotencyStore(),
     rateLimiter: new MemoryRateLimiter(),
-    journal: new MemoryJournal(),
+    journal,
+    evidence: new MemoryEvidenceStore(journal),
     apiKeys: new MemoryApiKeyStore(),
     ping: async () => {},
     close: async () => {},

@@ -8,6 +8,7 @@ import { RedisIdempotencyStore } from "./redis-idempotency-store";
 import { RedisLedger } from "./redis-ledger";
 import { RedisRateLimiter } from "./redis-rate-limiter";
 import type { PaymentJournal } from "../journal/payment-journal";
+import { MemoryEvidenceStore } from "../evidence/memory-evidence-store";
 import { MemoryApiKeyStore } from "../access/memory-api-key-store";
 import type { Store } from "./store-types";
 
@@ -35,6 +36,8 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     inFlight: idempotency,
     rateLimiter: new RedisRateLimiter(connection, keyPrefix),
     journal: options.journal,
+    // Evidence lives beside the journal: here, in this process (a database shares it).
+    evidence: new MemoryEvidenceStore(options.journal),
     // A Redis-only store has no database: keys then live only in this process, are lost on
     // restart and are not seen by other instances. With DATABASE_URL (create-store.ts) they
     // are in the database.

@@ -6,6 +6,7 @@
 import type { IdempotencyRecord } from "./idempotency-record";
 import type { PaymentJournal } from "../journal/payment-journal";
 import type { ApiKeyStore } from "../access/api-keys";
+import type { EvidenceStore } from "../evidence/evidence-store";
 
 /** How far back the daily limit looks: a rolling 24 hours, not a calendar day. */
 export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -180,6 +181,8 @@ export type Store = {
   rateLimiter: RateLimiter;
   /** The permanent record of every payment attempt (always in the database outside tests). */
   journal: PaymentJournal;
+  /** Evidence about listings (probes, and outcomes read from the journal): shared where the journal is. */
+  evidence: EvidenceStore;
   /** The operator's API keys (lib/access): in the database when there is one, else in memory. */
   apiKeys: ApiKeyStore;
   /** Resolves when the store answers; rejects with AppError "unavailable:store" otherwise. */
