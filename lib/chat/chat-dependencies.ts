@@ -11,6 +11,8 @@ import { startReconcilerTimer } from "../agent/purchase/reconciler-timer";
 import { localAccount } from "../crypto/secp256k1";
 import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
+import { withEvidence } from "../evidence/evidence-discovery";
+import { createListingProber } from "../evidence/listing-prober";
 import { payeePolicyOf } from "../limits/payee-policy";
 import { createGuardedFetch } from "../net/guarded-fetch";
 import { infrastructureUrls, networkConfigFromEnv, type NetworkConfig } from "../network/network-config";
@@ -53,6 +55,7 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
   const serviceStream = createGuardedFetch({ allowlist: network.outboundAllowlist, infrastructure, timeoutMs: env.CHAT_DEADLINE_MS, body: "streamed" });
   const quoteSecret = env.QUOTE_SECRET ?? (network.name === "local" ? LOCAL_QUOTE_SECRET : undefined);
   if (!quoteSecret) throw new AppError("unavailable:not_configured", { details: "QUOTE_SECRET is not set" });
+  const store = overrides.store ?? getStore();
   return {
     env,
     network,
@@ -60,14 +63,19 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
     openStream: (input: string, init?: RequestInit) => serviceStream(input, init),
     chain: createChainReader({ rpcUrl: network.rpcUrl, usdc: network.usdc }),
     // One store per process (Redis when REDIS_URL is set); refused on Vercel without Redis.
-    store: overrides.store ?? getStore(),
-    discovery: createDiscoveryClient({
-      facilitatorUrl: network.facilitatorUrl,
-      network,
-      fetch: (input, init) => discoveryFetch(input, init),
-      // What the service fetch would refuse, and this app itself (APP_URL), is never listed.
-      judge: createListingJudge({ allowlist: network.outboundAllowlist, infrastructure, ownOrigins: env.APP_URL ? [env.APP_URL] : [] }),
-    }),
+    store,
+    // Only what can be bought, ranked by evidence (lib/evidence): unpaid probes through the
+    // service fetch, findings and our payments' outcomes shared through the store.
+    discovery: withEvidence(
+      createDiscoveryClient({
+        facilitatorUrl: network.facilitatorUrl,
+        network,
+        fetch: (input, init) => discoveryFetch(input, init),
+        // What the service fetch would refuse, and this app itself (APP_URL), is never listed.
+        judge: createListingJudge({ allowlist: network.outboundAllowlist, infrastructure, ownOrigins: env.APP_URL ? [env.APP_URL] : [] }),
+      }),
+      { store: store.evidence, prober: createListingProber({ fetch, network, store: store.evidence }) },
+    ),
     quoteSecret,
     agentAccount: network.agentPrivateKey ? localAccount(network.agentPrivateKey) : undefined,
     baseModel:

@@ -40,6 +40,10 @@ export const DiscoverServicesInput = z.object({
   query: z.string().max(200).describe("Keywords for the service wanted, e.g. 'weather' or 'crypto price'; an empty string lists every service"),
   maxPrice: UsdcAmountInput.optional().describe("Only services whose price per call is at most this many USDC, e.g. 0.05"),
   type: z.enum(RESOURCE_TYPES).optional().describe("The Bazaar resource type; this agent lists and pays HTTP resources only"),
+  includeExcluded: z
+    .boolean()
+    .optional()
+    .describe("Also list, apart under excluded, the listings left out because they cannot be bought now, each with its reason and when it was checked"),
 });
 export type DiscoverServicesInput = z.output<typeof DiscoverServicesInput>;
 

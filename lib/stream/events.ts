@@ -10,6 +10,7 @@ import { DeliveredResult } from "./delivered-result";
 import { AccessKind, SignInRequest } from "./sign-in-request";
 import { Address, TxHash, UsdcDecimal } from "./wire-primitives";
 import { ApprovalRequest } from "./approval-request";
+import { ServiceEvidence } from "./service-evidence";
 
 export { AgentConfirmation } from "./agent-confirmation";
 export { Permit2WitnessTypedData } from "./permit2-typed-data";
@@ -83,15 +84,19 @@ export const DiscoveredService = z.object({
   usage: z.string().max(800).optional(),
   /** Set when the listing is an MCP tool: its name; `resource` is then its MCP server's endpoint. */
   mcpTool: z.string().max(128).optional(),
+  /** What this deployment knows of it: its last unpaid probe and our own payments there (lib/evidence). */
+  evidence: ServiceEvidence.optional(),
 });
 export type DiscoveredService = z.infer<typeof DiscoveredService>;
 
 /**
  * Why discovery left a listing out before anyone chose among them: the guarded fetch refuses its
  * address (not public, not allowlisted), it is the payment network's own server (chain RPC,
- * facilitator), or it is this app's own endpoint.
+ * facilitator), or it is this app's own endpoint; or an unpaid probe found it cannot be bought:
+ * no answer, no terms this deployment can pay, a price above its listing, or an error before
+ * any payment.
  */
-export const DroppedReason = z.enum(["refused-address", "network-server", "this-app"]);
+export const DroppedReason = z.enum(["refused-address", "network-server", "this-app", "unreachable", "unpayable", "price-above-listing", "failing"]);
 export type DroppedReason = z.infer<typeof DroppedReason>;
 
 /** On `discovered`: how many listings were left out, per reason (reasons with none are absent). */
@@ -99,7 +104,6 @@ export const DroppedListings = z.partialRecord(DroppedReason, z.number().int().m
 export type DroppedListings = z.infer<typeof DroppedListings>;
 
 export { ApprovalRequest, MAX_APPROVAL_BODY_CHARS, TransferAuthorizationTypedData } from "./approval-request";
-
 
 /** `p:` payload: one progress event of a payment or of a discovery. */
 export const PaymentEvent = z.object({

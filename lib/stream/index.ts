@@ -3,6 +3,7 @@
  * decoder (browser, tests, CLI). Nothing else writes or parses stream lines by hand.
  */
 export * from "./events";
+export * from "./service-evidence";
 export * from "./payment-receipt";
 export * from "./delivered-result";
 export * from "./sign-in-request";

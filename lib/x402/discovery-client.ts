@@ -11,7 +11,7 @@ import "server-only";
  * apart: `find` and `lookup` answer HTTP resources only, `findMcpTools` and `lookupMcpTool` the
  * tools, each known by its server's endpoint and its name (mcp-listing.ts).
  */
-import type { DroppedListings } from "../stream";
+import type { DroppedListings, DroppedReason } from "../stream";
 import { createBazaarReader, type BazaarReaderOptions, type ListingType } from "./bazaar-reader";
 import { BoundedCache } from "./bounded-cache";
 import { listingKey, stripQuery, type ServiceListing } from "./discovery-listing";
@@ -34,8 +34,14 @@ export type DiscoveryClientOptions = BazaarReaderOptions & {
   now?: () => number;
 };
 
-/** A discovery's answer: the listings, and how many it left out because the agent could never call them. */
-export type Found = { listings: ServiceListing[]; dropped: DroppedListings };
+/** A listing discovery left out because it cannot be bought now, with why (lib/evidence). */
+export type ListedApart = { listing: ServiceListing; reason: DroppedReason; detail?: string; checkedAt?: number };
+
+/**
+ * A discovery's answer: the listings, and how many it left out (per reason) because the agent
+ * could never call them or cannot buy them now; those of the second kind also one by one.
+ */
+export type Found = { listings: ServiceListing[]; dropped: DroppedListings; apart?: ListedApart[] };
 
 export const NOTHING_FOUND: Found = Object.freeze({ listings: [], dropped: {} }) as Found;
 

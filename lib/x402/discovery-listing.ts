@@ -23,6 +23,8 @@ export type ServiceListing = DiscoveredService & {
   input?: InputContract;
   /** Set when the listing is an MCP tool (`type: "mcp"`): `resource` is then its server's endpoint. */
   mcp?: McpToolContract;
+  /** Whom the listed option pays: our payments' outcomes per payee are evidence too (lib/evidence). */
+  payTo?: string;
 };
 
 /** The listing a discovery item describes, or undefined when it is unreadable or unpayable here. */
@@ -41,6 +43,7 @@ export function readListing(raw: unknown, network: PayableNetwork): ServiceListi
     price: formatUsdc(selection.option.amount),
     amount: selection.option.amount,
     network: selection.option.network,
+    payTo: selection.option.payTo,
     x402Version: item.data.x402Version,
     tags: metadata.tags ?? [],
   };

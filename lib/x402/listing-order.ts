@@ -16,18 +16,26 @@ export function cheapestFirst(listings: readonly ServiceListing[]): ServiceListi
  * listings naming none are left out.
  */
 export function matchLocally(query: string, listings: readonly ServiceListing[]): ServiceListing[] {
-  const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 2))];
+  const words = queryWords(query);
   if (words.length === 0) return cheapestFirst(listings);
   return listings
-    .map((listing, index) => {
-      const text = [listing.name, listing.description ?? "", listing.resource, ...listing.tags].join(" ").toLowerCase();
-      return { listing, index, score: words.filter((word) => text.includes(word)).length };
-    })
+    .map((listing, index) => ({ listing, index, score: wordsNamed(words, listing) }))
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score || comparePrice(a.listing, b.listing) || a.index - b.index)
     .map((entry) => entry.listing);
 }
 
-function comparePrice(left: ServiceListing, right: ServiceListing): number {
+/** A query's distinct words, as matched against listings. */
+export function queryWords(query: string): string[] {
+  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 2))];
+}
+
+/** How many of the words a listing names (in name, tags, description or URL): its relevance. */
+export function wordsNamed(words: readonly string[], listing: ServiceListing): number {
+  const text = [listing.name, listing.description ?? "", listing.resource, ...listing.tags].join(" ").toLowerCase();
+  return words.filter((word) => text.includes(word)).length;
+}
+
+export function comparePrice(left: ServiceListing, right: ServiceListing): number {
   return left.amount === right.amount ? 0 : left.amount < right.amount ? -1 : 1;
 }

@@ -91,10 +91,24 @@ const REASON_WORDS: Record<DroppedReason, string> = {
   "refused-address": "at an address this server does not call",
   "network-server": "at the payment network's own servers",
   "this-app": "at this app's own endpoints",
+  unreachable: "that did not answer",
+  unpayable: "whose terms this deployment cannot pay",
+  "price-above-listing": "asking more than they list",
+  failing: "failing before any payment",
 };
+
+const UNCALLABLE: readonly DroppedReason[] = ["refused-address", "network-server", "this-app"];
 
 /** One sentence saying what was left out and why ("" when nothing was). */
 export function droppedNote(dropped: DroppedListings): string {
-  const parts = (Object.entries(dropped) as [DroppedReason, number][]).map(([reason, count]) => `${count} ${REASON_WORDS[reason]}`);
-  return parts.length === 0 ? "" : `Left out listings the agent cannot call: ${parts.join(", ")}.`;
+  const entries = Object.entries(dropped) as [DroppedReason, number][];
+  const words = (list: [DroppedReason, number][]) => list.map(([reason, count]) => `${count} ${REASON_WORDS[reason]}`).join(", ");
+  const uncallable = entries.filter(([reason]) => UNCALLABLE.includes(reason));
+  const unbuyable = entries.filter(([reason]) => !UNCALLABLE.includes(reason));
+  return [
+    uncallable.length > 0 ? `Left out listings the agent cannot call: ${words(uncallable)}.` : "",
+    unbuyable.length > 0 ? `Left out listings that cannot be bought now: ${words(unbuyable)}.` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
