@@ -39,8 +39,9 @@ export function withEvidence(discovery: DiscoveryClient, options: EvidenceDiscov
   const waitBudgetMs = options.waitBudgetMs ?? EVIDENCE_DEFAULTS.waitBudgetMs;
 
   async function findings(listings: readonly ServiceListing[]): Promise<Map<string, ProbeEvidence>> {
-    const deadline = Date.now() + waitBudgetMs;
     let found = await options.store.probes(listings.map((listing) => listing.resource));
+    // The budget is for probes: it starts once the store has answered (a cold database opens first).
+    const deadline = Date.now() + waitBudgetMs;
     // Everything without a finding is probed in the background, in answer order.
     void options.prober.refresh(listings.filter((listing) => !found.has(listing.resource)));
     for (;;) {

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { CALL_METHODS, type CallMethod } from "../../x402/input-contract";
+import { ServiceEvidence } from "../../stream/service-evidence";
 import type { McpTarget } from "./mcp-entries";
 
 const text = (max: number) => z.string().max(max).optional().catch(undefined);
@@ -29,6 +30,8 @@ export const ServiceEntry = z.looseObject({
     })
     .optional()
     .catch(undefined),
+  /** What discovery knows of it (lib/evidence): among equals, the one whose evidence is better. */
+  evidence: ServiceEvidence.optional().catch(undefined),
 });
 /** A listing; `mcp` is set on a paid MCP tool's (mcp-entries.ts), never read from a result's services. */
 export type ServiceEntry = z.infer<typeof ServiceEntry> & { mcp?: McpTarget };

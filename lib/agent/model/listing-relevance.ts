@@ -8,6 +8,7 @@
  * threshold there: values like "Paris" do not count, and what values imply ("crypto" for
  * "bitcoin") only supports. No service is named here: everything comes from the listings.
  */
+import { deliveredScore } from "../../evidence/evidence-ranking";
 import { parseUsdc } from "../../money";
 import type { ServiceEntry } from "./listing-inputs";
 import { inputsOf } from "./listing-inputs";
@@ -113,6 +114,14 @@ function capped(buckets: Record<Field, number>): number {
 const emptyBuckets = (): Record<Field, number> => ({ name: 0, tags: 0, path: 0, inputs: 0, description: 0 });
 
 /**
+ * Equally relevant listings, the one whose evidence is better first (discovery's own rule,
+ * lib/evidence/evidence-ranking.ts: one that took our money and delivered nothing comes last).
+ */
+function betterEvidenceFirst(left: ServiceEntry, right: ServiceEntry): number {
+  return Math.round(deliveredScore(right.evidence) * 100) - Math.round(deliveredScore(left.evidence) * 100);
+}
+
+/**
  * Equally relevant listings, the cheapest first: a catalogue's order is whoever listed first,
  * and paying less is what a person would pick among equals. A price that does not read comes last.
  */
@@ -123,7 +132,7 @@ function cheaperFirst(left: ServiceEntry, right: ServiceEntry): number {
   return a < b ? -1 : 1;
 }
 
-/** The listings, those that fit first, then best first (equals cheapest first, then in discovery's order). */
+/** The listings, those that fit first, then best first (equals by evidence, then cheapest first, then in discovery's order). */
 export function rankListings(reading: Pick<RequestReading, "topicWords" | "valueWords" | "argumentWords" | "impliedWords">, entries: readonly ServiceEntry[]): RankedListing[] {
   const words = entries.map(listingWords);
   const aboutWords = new Set(reading.argumentWords);
@@ -167,7 +176,7 @@ export function rankListings(reading: Pick<RequestReading, "topicWords" | "value
     })
     // Listings that fit come first: one that only matched a value ("Oslo") never outranks one
     // that does what is asked.
-    .sort((left, right) => Number(right.fits) - Number(left.fits) || right.score - left.score || right.topicScore - left.topicScore || cheaperFirst(left.entry, right.entry) || left.index - right.index);
+    .sort((left, right) => Number(right.fits) - Number(left.fits) || right.score - left.score || right.topicScore - left.topicScore || betterEvidenceFirst(left.entry, right.entry) || cheaperFirst(left.entry, right.entry) || left.index - right.index);
 }
 
 /** The best listing if it fits; otherwise nothing does. */
