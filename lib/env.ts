@@ -91,6 +91,13 @@ export const EnvSchema = z
     DEMO_MODEL_CHUNK_DELAY_MS: integer(0, 1_000, 12),
     OUTBOUND_ALLOWLIST: z.string().default(""),
     OUTBOUND_TIMEOUT_MS: integer(1_000, 48_000, 15_000),
+    /**
+     * Unpaid probes of listed services (lib/evidence): on unless "false". Off, discovery still
+     * ranks by our own payments' outcomes but sends no request of its own.
+     */
+    DISCOVERY_PROBES: flag.optional(),
+    /** The most a discovery waits for the probes of the few listings it answers first. */
+    DISCOVERY_PROBE_BUDGET_MS: integer(0, 10_000, 1_500),
     TRUST_PROXY_HEADERS: flag.optional(),
     SESSION_SECRET: z.string().min(32, "must be at least 32 characters of random text").optional(),
     ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters of random text").optional(),

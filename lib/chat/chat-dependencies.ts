@@ -74,7 +74,11 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
         // What the service fetch would refuse, and this app itself (APP_URL), is never listed.
         judge: createListingJudge({ allowlist: network.outboundAllowlist, infrastructure, ownOrigins: env.APP_URL ? [env.APP_URL] : [] }),
       }),
-      { store: store.evidence, prober: createListingProber({ fetch, network, store: store.evidence }) },
+      {
+        store: store.evidence,
+        prober: env.DISCOVERY_PROBES === false ? undefined : createListingProber({ fetch, network, store: store.evidence }),
+        waitBudgetMs: env.DISCOVERY_PROBE_BUDGET_MS,
+      },
     ),
     quoteSecret,
     agentAccount: network.agentPrivateKey ? localAccount(network.agentPrivateKey) : undefined,

@@ -18,7 +18,8 @@ import type { ListingProber } from "./listing-prober";
 
 export type EvidenceDiscoveryOptions = {
   store: EvidenceStore;
-  prober: ListingProber;
+  /** Absent: no probes (none sent, none waited for); findings other instances stored still count. */
+  prober?: ListingProber;
   /** Listings answered first whose probes a discovery waits for. */
   candidates?: number;
   /** The most a discovery waits for those probes, milliseconds. */
@@ -43,13 +44,15 @@ export function withEvidence(discovery: DiscoveryClient, options: EvidenceDiscov
     // The budget is for probes: it starts once the store has answered (a cold database opens first).
     const deadline = Date.now() + waitBudgetMs;
     // Everything without a finding is probed in the background, in answer order.
-    void options.prober.refresh(listings.filter((listing) => !found.has(listing.resource)));
+    const prober = options.prober;
+    if (!prober) return found;
+    void prober.refresh(listings.filter((listing) => !found.has(listing.resource)));
     for (;;) {
       const unknown = firstCandidates(listings, found, candidates).filter((listing) => !found.has(listing.resource));
       const remaining = deadline - Date.now();
       if (unknown.length === 0 || remaining <= 0) return found;
       // This process's probes of them, or another instance's (claimed there): read again after each.
-      await Promise.race([Promise.all([options.prober.refresh(unknown, remaining), sleep(POLL_MS)]), sleep(remaining)]);
+      await Promise.race([Promise.all([prober.refresh(unknown, remaining), sleep(POLL_MS)]), sleep(remaining)]);
       found = await options.store.probes(listings.map((listing) => listing.resource));
     }
   }

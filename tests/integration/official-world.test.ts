@@ -87,6 +87,8 @@ async function appEnv(facilitatorUrl = world.facilitator.url): Promise<Env> {
     QUOTE_SECRET: "official-world-quote-secret-0123456789abcdef",
     APP_URL: "http://127.0.0.1:3000",
     OUTBOUND_ALLOWLIST: world.services.host,
+    // The tests count every request a service receives: no unpaid discovery probe beside the purchase's.
+    DISCOVERY_PROBES: "false",
     // Outside the local world the agent wallet pays only for named callers by default; these
     // tests call anonymously, as the local world's do.
     AGENT_WALLET_ACCESS: "open",

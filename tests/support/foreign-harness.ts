@@ -19,6 +19,9 @@ export async function startForeignHarness(script: ChatScript, discovery: "foreig
   try {
     const harness = await startChatHarness({
       baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
+      // These worlds count every request a service receives: the purchase's own, no unpaid
+      // probe beside them (probes are tested in tests/integration/evidence-discovery.test.ts).
+      env: { DISCOVERY_PROBES: "false" },
       network: async (devnet) => {
         world = await startForeignWorld(devnet, { translate: fresh(), quote: fresh(), convert: fresh() });
         return discovery === "foreign" ? { facilitatorUrl: world.bazaarUrl, outboundAllowlist: world.hosts } : { outboundAllowlist: world.hosts };
