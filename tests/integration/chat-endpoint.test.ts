@@ -125,8 +125,17 @@ describe("finish reasons from real requests", () => {
     expect(raised.finish?.finishReason).toBe("payment-complete");
   });
 
-  it("service-unavailable: a listed service whose server is down", async () => {
-    const result = await harness.chat(userMessage('Translate "good morning"'));
+  it("service-unavailable: a listed service whose server is down when it is bought", async () => {
+    // A listing whose server is down before discovery is left out (lib/evidence): this one was
+    // found buyable by discovery's unpaid probe, and went down before the purchase.
+    await harness.deps.discovery.find("weather");
+    await harness.devnet.faults.set({ offlineServices: ["weather"] });
+    let result: ChatResult;
+    try {
+      result = await harness.chat(userMessage("What's the weather in Madrid?"));
+    } finally {
+      await harness.devnet.faults.reset();
+    }
     expectValidStream(result);
     expect(result.payments.at(-1)).toMatchObject({ status: "failed", reason: "service-unavailable" });
     expect(result.finish).toMatchObject({ finishReason: "service-unavailable", txHash: null });
