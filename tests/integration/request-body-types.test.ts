@@ -101,6 +101,8 @@ beforeAll(async () => {
   try {
     harness = await startChatHarness({
       baseModel: { model, modelId: "scripted", isDemo: false },
+      // Every request the service receives is counted: no unpaid discovery probe beside the purchase's.
+      env: { DISCOVERY_PROBES: "false" },
       network: async () => ({ facilitatorUrl: bazaar.origin, outboundAllowlist: [`127.0.0.1:${hostile.port}`] }),
     });
   } catch (error) {
