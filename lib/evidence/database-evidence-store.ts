@@ -73,7 +73,12 @@ export class DatabaseEvidenceStore implements EvidenceStore {
     const answer: OutcomesAnswer = { byResource: new Map(), byPayee: new Map() };
     const [byResource, byPayee] = await Promise.all([
       query.resources.length === 0 ? [] : this.tally(sql`split_part(resource, '?', 1)`, [...query.resources]),
-      query.payees.length === 0 ? [] : this.tally(sql`lower(pay_to)`, query.payees.map((payee) => payee.toLowerCase())),
+      query.payees.length === 0
+        ? []
+        : this.tally(
+            sql`lower(pay_to)`,
+            query.payees.map((payee) => payee.toLowerCase()),
+          ),
     ]);
     for (const row of byResource) answer.byResource.set(row.key, outcomesOf(row));
     for (const row of byPayee) answer.byPayee.set(row.key, outcomesOf(row));

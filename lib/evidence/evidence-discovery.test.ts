@@ -17,7 +17,17 @@ const GOOD_PAYEE = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 const BAD_PAYEE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
 function listing(path: string, amount = 1000n, payTo = GOOD_PAYEE): ServiceListing {
-  return { name: "Weather", resource: `http://127.0.0.1:4021${path}`, description: "Current weather for a city.", price: "0.001", amount, network: "eip155:31337", x402Version: 2, tags: ["weather"], payTo };
+  return {
+    name: "Weather",
+    resource: `http://127.0.0.1:4021${path}`,
+    description: "Current weather for a city.",
+    price: "0.001",
+    amount,
+    network: "eip155:31337",
+    x402Version: 2,
+    tags: ["weather"],
+    payTo,
+  };
 }
 
 function discoveryOf(listings: ServiceListing[]): DiscoveryClient {
@@ -47,7 +57,13 @@ describe("discovery with evidence", () => {
     const listings = [listing("/dead"), listing("/other-network"), listing("/dearer"), listing("/error"), listing("/real")];
     const discovery = withEvidence(discoveryOf(listings), {
       store,
-      prober: prober(store, { "/dead": "unreachable", "/other-network": "unpayable", "/dearer": "price-above-listing", "/error": "failing", "/real": "buyable" }),
+      prober: prober(store, {
+        "/dead": "unreachable",
+        "/other-network": "unpayable",
+        "/dearer": "price-above-listing",
+        "/error": "failing",
+        "/real": "buyable",
+      }),
     });
     const found = await discovery.find("weather");
     expect(found.listings.map((entry) => entry.resource)).toEqual([listings[4]!.resource]);
@@ -81,7 +97,15 @@ describe("discovery with evidence", () => {
     // No history: the cheaper one first.
     expect((await first.find("weather")).listings.map((entry) => new URL(entry.resource).pathname)).toEqual(["/takes-money", "/real"]);
     const at = Date.now();
-    await journal.record({ id: "pay_1", status: "confirmed", at, payer: "0x52908400098527886E0F7030069857D2E4169EE7", resource: `${listings[0]!.resource}?city=Lisbon`, payTo: BAD_PAYEE, txHash: `0x${"ab".repeat(32)}` });
+    await journal.record({
+      id: "pay_1",
+      status: "confirmed",
+      at,
+      payer: "0x52908400098527886E0F7030069857D2E4169EE7",
+      resource: `${listings[0]!.resource}?city=Lisbon`,
+      payTo: BAD_PAYEE,
+      txHash: `0x${"ab".repeat(32)}`,
+    });
     await journal.record({ id: "pay_1", status: "failed", at: at + 1, reason: "service-unavailable" });
     // Another instance: its own prober and discovery, the same store.
     const second = withEvidence(discoveryOf(listings), { store, prober: prober(store, findings) });
@@ -96,9 +120,20 @@ describe("discovery with evidence", () => {
     const withHistory = new MemoryEvidenceStore(journal);
     const weather = { ...listing("/weather"), payTo: BAD_PAYEE };
     const news = { ...listing("/news"), name: "News", description: "Headlines.", tags: ["news"] };
-    await journal.record({ id: "pay_2", status: "failed", at: Date.now(), payer: "0x52908400098527886E0F7030069857D2E4169EE7", resource: weather.resource, payTo: BAD_PAYEE, txHash: `0x${"cd".repeat(32)}` });
+    await journal.record({
+      id: "pay_2",
+      status: "failed",
+      at: Date.now(),
+      payer: "0x52908400098527886E0F7030069857D2E4169EE7",
+      resource: weather.resource,
+      payTo: BAD_PAYEE,
+      txHash: `0x${"cd".repeat(32)}`,
+    });
     for (const evidence of [store, withHistory]) {
-      const discovery = withEvidence(discoveryOf([weather, news]), { store: evidence, prober: prober(evidence, { "/weather": "buyable", "/news": "buyable" }) });
+      const discovery = withEvidence(discoveryOf([weather, news]), {
+        store: evidence,
+        prober: prober(evidence, { "/weather": "buyable", "/news": "buyable" }),
+      });
       expect((await discovery.find("weather")).listings.map((entry) => new URL(entry.resource).pathname)).toEqual(["/weather", "/news"]);
     }
   });

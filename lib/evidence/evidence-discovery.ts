@@ -62,13 +62,17 @@ export function withEvidence(discovery: DiscoveryClient, options: EvidenceDiscov
     if (http.length === 0) return found;
     const [probes, outcomes] = await Promise.all([
       findings(http),
-      options.store.outcomes({ resources: http.map((listing) => listingResource(listing.resource)), payees: http.flatMap((listing) => (listing.payTo ? [listing.payTo] : [])) }),
+      options.store.outcomes({
+        resources: http.map((listing) => listingResource(listing.resource)),
+        payees: http.flatMap((listing) => (listing.payTo ? [listing.payTo] : [])),
+      }),
     ]);
     const kept: ServiceListing[] = [];
     const apart: ListedApart[] = [];
     for (const listing of found.listings) {
       const probe = probes.get(listing.resource);
-      if (probe && probe.verdict !== "buyable") apart.push({ listing, reason: probe.verdict, checkedAt: probe.checkedAt, ...(probe.detail ? { detail: probe.detail } : {}) });
+      if (probe && probe.verdict !== "buyable")
+        apart.push({ listing, reason: probe.verdict, checkedAt: probe.checkedAt, ...(probe.detail ? { detail: probe.detail } : {}) });
       else kept.push(listing.mcp ? listing : { ...listing, evidence: evidenceOf(listing, probe, outcomes) });
     }
     return {

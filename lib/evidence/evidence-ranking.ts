@@ -35,10 +35,15 @@ export function rankByEvidence(query: string | undefined, listings: readonly Ser
   const entries = listings.map((listing, index) => ({ listing, index, relevance: wordsNamed(words, listing) }));
   // Runs of equal relevance, in the discovery's order: evidence reorders within a run only.
   const ranked: ServiceListing[] = [];
-  for (let start = 0; start < entries.length; ) {
+  for (let start = 0; start < entries.length;) {
     let end = start + 1;
     while (end < entries.length && entries[end]!.relevance === entries[start]!.relevance) end += 1;
-    ranked.push(...entries.slice(start, end).sort(compareEvidence).map((entry) => entry.listing));
+    ranked.push(
+      ...entries
+        .slice(start, end)
+        .sort(compareEvidence)
+        .map((entry) => entry.listing),
+    );
     start = end;
   }
   return ranked;
@@ -47,7 +52,12 @@ export function rankByEvidence(query: string | undefined, listings: readonly Ser
 function compareEvidence(left: { listing: ServiceListing; index: number }, right: { listing: ServiceListing; index: number }): number {
   const score = (listing: ServiceListing) => Math.round(deliveredScore(listing.evidence) * 100);
   const latency = (listing: ServiceListing) => Math.floor(latencyOf(listing.evidence) / LATENCY_STEP_MS);
-  return score(right.listing) - score(left.listing) || latency(left.listing) - latency(right.listing) || comparePrice(left.listing, right.listing) || left.index - right.index;
+  return (
+    score(right.listing) - score(left.listing) ||
+    latency(left.listing) - latency(right.listing) ||
+    comparePrice(left.listing, right.listing) ||
+    left.index - right.index
+  );
 }
 
 /** Our payments' time to delivery, else the probe's answer time, else nothing known (0). */

@@ -56,7 +56,7 @@ export function createListingProber(options: ListingProberOptions): ListingProbe
     timer = undefined;
     const now = Date.now();
     let soonest = Infinity;
-    for (let index = 0; index < queue.length && running < concurrency; ) {
+    for (let index = 0; index < queue.length && running < concurrency;) {
       const task = queue[index]!;
       const at = nextStartAt.get(task.host) ?? 0;
       if (at > now) {
@@ -83,11 +83,12 @@ export function createListingProber(options: ListingProberOptions): ListingProbe
     const done = new Promise<void>((resolve) => {
       queue.push({
         host: hostOf(listing.resource),
-        start: () => void run(listing, timeoutMs).finally(() => {
-          inFlight.delete(listing.resource);
-          finished();
-          resolve();
-        }),
+        start: () =>
+          void run(listing, timeoutMs).finally(() => {
+            inFlight.delete(listing.resource);
+            finished();
+            resolve();
+          }),
       });
     });
     inFlight.set(listing.resource, done);

@@ -29,7 +29,13 @@ export class MemoryEvidenceStore implements EvidenceStore {
     const found = new Map<string, ProbeEvidence>();
     for (const key of keys) {
       const finding = this.findings.get(key);
-      if (finding && finding.expiresAt > now) found.set(key, { verdict: finding.verdict, latencyMs: finding.latencyMs, checkedAt: finding.checkedAt, ...(finding.detail ? { detail: finding.detail } : {}) });
+      if (finding && finding.expiresAt > now)
+        found.set(key, {
+          verdict: finding.verdict,
+          latencyMs: finding.latencyMs,
+          checkedAt: finding.checkedAt,
+          ...(finding.detail ? { detail: finding.detail } : {}),
+        });
     }
     return found;
   }
@@ -83,7 +89,10 @@ function tallyOf(payments: readonly PaymentRecord[], now: number): PaymentOutcom
 }
 
 /** The same rules as the database's query (database-evidence-store.ts). */
-export function outcomeOf(payment: Pick<PaymentRecord, "status" | "txHash" | "reason" | "updatedAt">, now: number): "delivered" | "failed-after-payment" | "refused" | undefined {
+export function outcomeOf(
+  payment: Pick<PaymentRecord, "status" | "txHash" | "reason" | "updatedAt">,
+  now: number,
+): "delivered" | "failed-after-payment" | "refused" | undefined {
   if (payment.status === "delivered") return "delivered";
   if (payment.status === "failed" && payment.txHash) return "failed-after-payment";
   if (payment.status === "confirmed" && payment.updatedAt <= now - UNDELIVERED_AFTER_MS) return "failed-after-payment";

@@ -9,7 +9,16 @@ const network = { networkNames: ["eip155:31337", "anvil"], usdc } as const;
 const listing = { resource: "http://127.0.0.1:4021/weather", amount: 50_000n };
 
 function option(overrides: Record<string, unknown> = {}) {
-  return { scheme: "exact", network: "eip155:31337", amount: "50000", asset: usdc, payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" }, ...overrides };
+  return {
+    scheme: "exact",
+    network: "eip155:31337",
+    amount: "50000",
+    asset: usdc,
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { name: "USD Coin", version: "2" },
+    ...overrides,
+  };
 }
 
 /** A fetch answering a v2 402 offering these options, and counting what it was asked. */
@@ -34,7 +43,9 @@ describe("probeListing", () => {
 
   it("tells unpayable terms (another network, another asset) from a price above the listing", async () => {
     expect(await probeListing(answering402(option({ network: "eip155:8453" })), listing, network)).toMatchObject({ verdict: "unpayable" });
-    expect(await probeListing(answering402(option({ asset: "0x0000000000000000000000000000000000000001" })), listing, network)).toMatchObject({ verdict: "unpayable" });
+    expect(await probeListing(answering402(option({ asset: "0x0000000000000000000000000000000000000001" })), listing, network)).toMatchObject({
+      verdict: "unpayable",
+    });
     expect(await probeListing(answering402(option({ amount: "50001" })), listing, network)).toMatchObject({
       verdict: "price-above-listing",
       detail: "asks 0.050001 USDC, lists 0.05 USDC",
@@ -50,7 +61,10 @@ describe("probeListing", () => {
   });
 
   it("finds a 500 before any payment failing, and no answer unreachable", async () => {
-    expect(await probeListing(async () => new Response("boom", { status: 500 }), listing, network)).toMatchObject({ verdict: "failing", detail: "answers 500 before any payment" });
+    expect(await probeListing(async () => new Response("boom", { status: 500 }), listing, network)).toMatchObject({
+      verdict: "failing",
+      detail: "answers 500 before any payment",
+    });
     const refused: ProbeFetch = async () => {
       throw new TypeError("fetch failed");
     };

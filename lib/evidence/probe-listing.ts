@@ -26,7 +26,11 @@ export type ProbedListing = Pick<ServiceListing, "resource" | "input" | "amount"
  * The service's unpaid answer (its body not read), or undefined when none came in time. The
  * caller reads or cancels the body; the timeout covers the answer's head only.
  */
-export async function askUnpaid(fetch: ProbeFetch, listing: Pick<ServiceListing, "resource" | "input">, timeoutMs = PROBE_TIMEOUT_MS): Promise<Response | undefined> {
+export async function askUnpaid(
+  fetch: ProbeFetch,
+  listing: Pick<ServiceListing, "resource" | "input">,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<Response | undefined> {
   const call = listing.input ? exampleCall(listing.resource, listing.input) : undefined;
   const method: string = call?.method ?? "GET";
   const body = call?.body === undefined ? undefined : JSON.stringify(call.body);

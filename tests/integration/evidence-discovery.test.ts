@@ -28,7 +28,15 @@ import { close, listen, sendJson } from "../support/foreign-http";
 import { exactUsdcOption, hostileWorldOf, startHostileService, type HostileService } from "../support/hostile-service";
 import { usdcTransfers } from "../support/usdc-transfers";
 
-type Item = { resource: string; type?: string; serviceName?: string; description?: string; tags?: string[]; accepts: Record<string, unknown>[]; [key: string]: unknown };
+type Item = {
+  resource: string;
+  type?: string;
+  serviceName?: string;
+  description?: string;
+  tags?: string[];
+  accepts: Record<string, unknown>[];
+  [key: string]: unknown;
+};
 
 const REQUEST = "What is the weather in Lisbon?";
 /** Whoever listed the failing copies is paid here if anything is paid to them. */
@@ -49,9 +57,18 @@ let deadOrigin: string;
 let real: { resource: string; payTo: string; amount: bigint };
 
 function search(query: string, items: readonly Item[]): Item[] {
-  const words = query.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length >= 3);
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length >= 3);
   return items
-    .map((item, index) => ({ item, index, score: words.filter((word) => [item.serviceName ?? "", item.description ?? "", item.resource, ...(item.tags ?? [])].join(" ").toLowerCase().includes(word)).length }))
+    .map((item, index) => ({
+      item,
+      index,
+      score: words.filter((word) =>
+        [item.serviceName ?? "", item.description ?? "", item.resource, ...(item.tags ?? [])].join(" ").toLowerCase().includes(word),
+      ).length,
+    }))
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .map((entry) => entry.item);
@@ -60,7 +77,10 @@ function search(query: string, items: readonly Item[]): Item[] {
 async function devnetItems(facilitatorUrl: string, type: "http" | "mcp"): Promise<Item[]> {
   const items: Item[] = [];
   for (;;) {
-    const page = (await (await fetch(`${facilitatorUrl}/discovery/resources?type=${type}&limit=100&offset=${items.length}`)).json()) as { items: Item[]; pagination: { total: number } };
+    const page = (await (await fetch(`${facilitatorUrl}/discovery/resources?type=${type}&limit=100&offset=${items.length}`)).json()) as {
+      items: Item[];
+      pagination: { total: number };
+    };
     items.push(...page.items);
     if (page.items.length === 0 || items.length >= page.pagination.total) return items;
   }
@@ -91,7 +111,12 @@ beforeAll(async () => {
   bazaar = await listen(async (request, response, url) => {
     const type = url.searchParams.get("type") === "mcp" ? "mcp" : "http";
     if (url.pathname === "/discovery/search") {
-      return sendJson(response, 200, { x402Version: 2, resources: search(url.searchParams.get("query") ?? "", catalogue[type]), partialResults: false, pagination: { limit: 20, cursor: null } });
+      return sendJson(response, 200, {
+        x402Version: 2,
+        resources: search(url.searchParams.get("query") ?? "", catalogue[type]),
+        partialResults: false,
+        pagination: { limit: 20, cursor: null },
+      });
     }
     if (url.pathname === "/discovery/resources") {
       const offset = Number(url.searchParams.get("offset") ?? 0);
@@ -144,7 +169,10 @@ async function expectNothingPaidToTheFailing() {
 
 /** A chat turn on the other instance. */
 async function chatOnOther(content: string) {
-  const response = await handleChatRequest(new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(userMessage(content)) }), () => other);
+  const response = await handleChatRequest(
+    new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(userMessage(content)) }),
+    () => other,
+  );
   const events: StreamEvent[] = [];
   for await (const item of decodeStream(response.body!)) if (item.kind === "event") events.push(item.event);
   return {
@@ -213,7 +241,11 @@ describe("discovery against a Bazaar that lists each kind of failing service fir
 
   it("after a listing takes a payment and delivers nothing, the next request, on another instance, buys from one that delivers", async () => {
     // Listed first and cheapest, answering its 402 like the real one: nothing tells it apart before our money does.
-    const taker = copyOf(catalogue.http.find((item) => item.resource === real.resource)!, failing.taker.url("/weather"), takerPayee);
+    const taker = copyOf(
+      catalogue.http.find((item) => item.resource === real.resource)!,
+      failing.taker.url("/weather"),
+      takerPayee,
+    );
     catalogue.http = [taker, ...catalogue.http.slice(4)];
     const first = await harness.chat(userMessage("What is the weather in Porto?"));
     expect(first.payments.some((payment) => payment.status === "confirmed" && payment.resource?.startsWith(taker.resource))).toBe(true);

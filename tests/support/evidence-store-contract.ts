@@ -69,7 +69,10 @@ export function describeEvidenceStoreContract(name: string, make: MakeEvidenceSt
       const { stores, journal, close } = await make(2);
       try {
         await pay(journal, [{ status: "confirmed", txHash: HASH }, { status: "delivered" }], `${RESOURCE}?city=Lisbon`);
-        await pay(journal, [{ status: "confirmed", txHash: HASH }, { status: "failed", reason: "service-unavailable" }]);
+        await pay(journal, [
+          { status: "confirmed", txHash: HASH },
+          { status: "failed", reason: "service-unavailable" },
+        ]);
         await pay(journal, [{ status: "failed", reason: "payment-failed" }]);
         await pay(journal, [{ status: "confirmed", txHash: HASH, settlementFlag: "over-settled" }, { status: "delivered" }]);
         // Settled long ago and never delivered: failed after payment. Settled just now: still in flight.
