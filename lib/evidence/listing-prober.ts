@@ -55,6 +55,8 @@ export function createListingProber(options: ListingProberOptions): ListingProbe
   function pump(): void {
     timer = undefined;
     const now = Date.now();
+    // Hosts whose spacing has passed need no entry: the map holds recent hosts only.
+    for (const [host, at] of nextStartAt) if (at <= now) nextStartAt.delete(host);
     let soonest = Infinity;
     for (let index = 0; index < queue.length && running < concurrency;) {
       const task = queue[index]!;
