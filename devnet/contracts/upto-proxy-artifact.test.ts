@@ -10,13 +10,18 @@ function canonical(abi: readonly unknown[]): unknown[] {
     Array.isArray(value)
       ? value.map(sortKeys)
       : value !== null && typeof value === "object"
-        ? Object.fromEntries(Object.entries(value).sort(([left], [right]) => left.localeCompare(right)).map(([key, inner]) => [key, sortKeys(inner)]))
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([left], [right]) => left.localeCompare(right))
+              .map(([key, inner]) => [key, sortKeys(inner)]),
+          )
         : value;
   const label = (entry: unknown) => `${(entry as { type: string }).type}:${(entry as { name?: string }).name ?? ""}`;
   return [...abi].sort((left, right) => label(left).localeCompare(label(right))).map(sortKeys);
 }
 
-const typeString = (name: keyof typeof uptoPermit2WitnessTypes) => `${name}(${uptoPermit2WitnessTypes[name].map((field) => `${field.type} ${field.name}`).join(",")})`;
+const typeString = (name: keyof typeof uptoPermit2WitnessTypes) =>
+  `${name}(${uptoPermit2WitnessTypes[name].map((field) => `${field.type} ${field.name}`).join(",")})`;
 
 describe("the devnet's x402UptoPermit2Proxy", () => {
   it("has the committed artifact of its source: a fresh compile gives the same bytes (else run `npm run devnet:contracts`)", { timeout: 60_000 }, () => {

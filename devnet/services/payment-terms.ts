@@ -79,7 +79,10 @@ const FOREIGN_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
  */
 export function v1RequirementsFor(service: DemoService, resourceUrl: string, terms: PaymentTerms): PaymentRequirementsV1 {
   const fields = Object.fromEntries(
-    Object.entries(service.parameters).map(([key, parameter]) => [key, { type: parameter.type, description: parameter.description, required: parameter.required }]),
+    Object.entries(service.parameters).map(([key, parameter]) => [
+      key,
+      { type: parameter.type, description: parameter.description, required: parameter.required },
+    ]),
   );
   const input =
     service.inputIn === "json-body"

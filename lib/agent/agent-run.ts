@@ -60,12 +60,17 @@ export class AgentRun {
     // A wallet named but not proven gets no rows in that wallet's journal: its quotes move no
     // money, and the signed request of a real approval journals the payment (wallet-proof.ts).
     const journaled = input.walletAddress === undefined || input.walletProven;
-    this.tracker = new PaymentTracker(input.writer, journaled ? {
-      journal: deps.store.journal,
-      requestKey: input.requestKey,
-      conversationId: conversationIdOf(input.messages),
-      now: deps.now,
-    } : undefined);
+    this.tracker = new PaymentTracker(
+      input.writer,
+      journaled
+        ? {
+            journal: deps.store.journal,
+            requestKey: input.requestKey,
+            conversationId: conversationIdOf(input.messages),
+            now: deps.now,
+          }
+        : undefined,
+    );
   }
 
   /** Called before each model step. */
@@ -96,7 +101,11 @@ export class AgentRun {
     const listing = this.deps.discovery.lookup(call.url);
     // An MCP server's endpoint takes MCP messages, not the model's HTTP request.
     if (!listing && this.deps.discovery.isMcpEndpoint(call.url)) {
-      return Promise.resolve(refused("Not called, nothing was paid: this URL is an MCP server that discovery listed; call its tools with call_paid_mcp_tool (its endpoint, the tool's name and the tool's arguments)."));
+      return Promise.resolve(
+        refused(
+          "Not called, nothing was paid: this URL is an MCP server that discovery listed; call its tools with call_paid_mcp_tool (its endpoint, the tool's name and the tool's arguments).",
+        ),
+      );
     }
     // Unless the model named a type, the body goes the way the service declared it takes one.
     const encoding = call.body ? encodeRequestBody(call.body.value, chooseBodyType(call.body.value, call.body.type, listing?.input?.body?.type)) : undefined;
@@ -108,7 +117,9 @@ export class AgentRun {
     // The same text sent as another type is another request, so the content type is part of the
     // intent; a body-less call keeps the key it always had.
     const body = encoded.body ? `${encoded.body.contentType}\n${encoded.body.text}` : "";
-    return this.once(`${call.method}\n${call.url}\n${body}`, { resource: call.url, method: call.method }, (paymentIdentifier) => this.purchaseNow(encoded, listing, paymentIdentifier));
+    return this.once(`${call.method}\n${call.url}\n${body}`, { resource: call.url, method: call.method }, (paymentIdentifier) =>
+      this.purchaseNow(encoded, listing, paymentIdentifier),
+    );
   }
 
   /**
@@ -131,7 +142,9 @@ export class AgentRun {
       this.deps.store.journal
         .ofRequest(this.input.requestKey, 20)
         .then((payments) => payments.find((payment) => payment.resource === journaled.resource && (payment.method ?? "GET") === journaled.method));
-    const work = purchaseOnce({ store: this.deps.store.idempotency, key, tracker: this.tracker, earlier }, () => run(paymentIdentifierFor(this.deps.quoteSecret, key)));
+    const work = purchaseOnce({ store: this.deps.store.idempotency, key, tracker: this.tracker, earlier }, () =>
+      run(paymentIdentifierFor(this.deps.quoteSecret, key)),
+    );
     this.byIntent.set(intent, work);
     return work;
   }
@@ -145,7 +158,9 @@ export class AgentRun {
     const listing = this.deps.discovery.lookupMcpTool(call.endpoint, call.toolName);
     if (!listing && !this.deps.discovery.isMcpEndpoint(call.endpoint)) {
       return Promise.resolve(
-        refused("Not called, nothing was paid: discover_services did not list this MCP server. Call MCP tools only at an endpoint discover_services returned, with a tool name it listed there."),
+        refused(
+          "Not called, nothing was paid: discover_services did not list this MCP server. Call MCP tools only at an endpoint discover_services returned, with a tool name it listed there.",
+        ),
       );
     }
     const resource = mcpResourceOf(call.endpoint, call.toolName);
@@ -184,7 +199,9 @@ export class AgentRun {
     const ofUnknownOrigin = !listing && !userNamed(this.input.messages, call.url);
     // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
     const contract = listing?.input;
-    const check = contract ? checkCall(contract, { url: call.url, method: call.method, body: call.body?.text, contentType: call.body?.contentType }) : undefined;
+    const check = contract
+      ? checkCall(contract, { url: call.url, method: call.method, body: call.body?.text, contentType: call.body?.contentType })
+      : undefined;
     if (contract && check && !check.ok) {
       return refused(`Not called, nothing was paid: ${check.problems.join("; ")}. The service's usage: ${describeInputContract(contract)}`);
     }
@@ -198,7 +215,9 @@ export class AgentRun {
     // who may spend the agent wallet may have it called, each call counted in their window.
     if (!listing && this.input.unlisted) {
       if (!this.input.unlisted.allowed) {
-        return refused("Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows). Use a listed service, or sign in.");
+        return refused(
+          "Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows). Use a listed service, or sign in.",
+        );
       }
       if (!(await this.input.unlisted.count())) {
         return refused("Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute.");
@@ -226,25 +245,22 @@ export class AgentRun {
       if (asked.status === "awaiting-confirmation") this.pendingConfirmation = { id: asked.paymentId, confirmation: asked.confirmation };
       return asked;
     }
-    const work = runPurchase(
-      purchaseDependenciesOf(this.deps),
-      {
-        service: listing?.name ?? new URL(call.url).host,
-        url: call.url,
-        method: call.method,
-        body: call.body?.text,
-        contentType: call.body?.contentType,
-        listedAmount: listing?.amount,
-        intent: call.intent,
-        paymentIdentifier,
-        payer,
-        limits: this.input.limits,
-        maxPayments: this.deps.settings.maxPaymentsPerRequest,
-        tracker: this.tracker,
-        deadline: this.input.deadline,
-        signal: call.signal,
-      },
-    );
+    const work = runPurchase(purchaseDependenciesOf(this.deps), {
+      service: listing?.name ?? new URL(call.url).host,
+      url: call.url,
+      method: call.method,
+      body: call.body?.text,
+      contentType: call.body?.contentType,
+      listedAmount: listing?.amount,
+      intent: call.intent,
+      paymentIdentifier,
+      payer,
+      limits: this.input.limits,
+      maxPayments: this.deps.settings.maxPaymentsPerRequest,
+      tracker: this.tracker,
+      deadline: this.input.deadline,
+      signal: call.signal,
+    });
     const outcome = await this.tracked(work);
     if (outcome.status === "awaiting-approval") this.pendingApproval = { id: outcome.paymentId, approval: outcome.approval };
     return outcome;

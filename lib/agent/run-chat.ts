@@ -97,21 +97,19 @@ export function startChatRun(
         const approved = input.approved;
         const payerAddress = input.walletAddress;
         // A replayed signature gets the recorded outcome of its first use, never a second payment.
-        const outcome = await purchaseOnce(
-          { store: deps.store.idempotency, key: `approval:${approved.nonce.toLowerCase()}`, tracker: run.tracker },
-          () =>
-            runApprovedPurchase(
-              purchaseDependenciesOf(deps),
-              {
-                payer: payerAddress,
-                limits: input.limits,
-                maxPayments: deps.settings.maxPaymentsPerRequest,
-                tracker: run.tracker,
-                deadline: deadline - FINISH_MARGIN_MS,
-                signal: controller.signal,
-              },
-              approved,
-            ),
+        const outcome = await purchaseOnce({ store: deps.store.idempotency, key: `approval:${approved.nonce.toLowerCase()}`, tracker: run.tracker }, () =>
+          runApprovedPurchase(
+            purchaseDependenciesOf(deps),
+            {
+              payer: payerAddress,
+              limits: input.limits,
+              maxPayments: deps.settings.maxPaymentsPerRequest,
+              tracker: run.tracker,
+              deadline: deadline - FINISH_MARGIN_MS,
+              signal: controller.signal,
+            },
+            approved,
+          ),
         );
         pushToolExchange(messages, `approved-${"paymentId" in outcome ? outcome.paymentId : "free"}`, callInput(approved), outcome);
       } else if (input.confirmed && !input.walletAddress && deps.agentAccount) {
@@ -165,7 +163,9 @@ export function startChatRun(
       }
       if (run.pendingConfirmation) {
         const { confirmation } = run.pendingConfirmation;
-        writer.text(`\n\nThat address came from a service's answer or a page, not from discovery or your words, so the agent wallet calls it (and pays at most ${confirmation.maxAmount} USDC) only if you approve; the approval expires in a few minutes.`);
+        writer.text(
+          `\n\nThat address came from a service's answer or a page, not from discovery or your words, so the agent wallet calls it (and pays at most ${confirmation.maxAmount} USDC) only if you approve; the approval expires in a few minutes.`,
+        );
       }
     } catch (error) {
       failure = describeFailure(error, controller.signal);
@@ -174,13 +174,25 @@ export function startChatRun(
       clearTimeout(timer);
       await run.settleInFlight();
       if (controller.signal.reason instanceof DeadlineReached) {
-        failure ??= { code: "deadline_exceeded", message: "This request reached its time limit, so the agent stopped. Any payment made is listed in the outcome." };
+        failure ??= {
+          code: "deadline_exceeded",
+          message: "This request reached its time limit, so the agent stopped. Any payment made is listed in the outcome.",
+        };
       }
       if (failure && !writer.isClosed) writer.error(failure);
       // The journal holds every step before the stream's last line says the turn is over.
       await run.tracker.recorded();
       const payments = run.tracker.summaries;
-      for (const payment of payments) log({ level: "info", event: "payment", id: payment.id, status: payment.status, txHash: payment.txHash, amount: payment.amount, reason: payment.reason });
+      for (const payment of payments)
+        log({
+          level: "info",
+          event: "payment",
+          id: payment.id,
+          status: payment.status,
+          txHash: payment.txHash,
+          amount: payment.amount,
+          reason: payment.reason,
+        });
       if (!writer.isClosed) {
         writer.finish({
           finishReason: run.tracker.finishReason(),
@@ -223,7 +235,10 @@ function callInput(call: { url: string; method: string; body?: string; contentTy
 function pushToolExchange(messages: ModelMessage[], toolCallId: string, call: Record<string, unknown>, outcome: Parameters<typeof describeOutcome>[0]): void {
   messages.push(
     { role: "assistant", content: [{ type: "tool-call", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, input: call }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, output: { type: "json", value: describeOutcome(outcome) as JSONValue } }] },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, output: { type: "json", value: describeOutcome(outcome) as JSONValue } }],
+    },
   );
 }
 

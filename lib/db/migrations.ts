@@ -248,5 +248,12 @@ const migrations: Record<string, Migration> = {
 };
 
 export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => ({ ...migrations, "0008_pooled_budget": pooledBudgetMigration, "0009_database_clock": databaseClockMigration, "0010_payments_by_request": paymentsByRequestMigration, "0011_upto_settlement": uptoSettlementMigration, "0012_listing_evidence": listingEvidenceMigration }),
+  getMigrations: async () => ({
+    ...migrations,
+    "0008_pooled_budget": pooledBudgetMigration,
+    "0009_database_clock": databaseClockMigration,
+    "0010_payments_by_request": paymentsByRequestMigration,
+    "0011_upto_settlement": uptoSettlementMigration,
+    "0012_listing_evidence": listingEvidenceMigration,
+  }),
 };

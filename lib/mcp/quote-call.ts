@@ -58,9 +58,17 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   // wallet, each call counted in their window (as the chat's purchase path does).
   if (!call.listing) {
     if (!request.unlisted.allowed) {
-      return { status: "refused", message: "Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows)." };
+      return {
+        status: "refused",
+        message:
+          "Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows).",
+      };
     }
-    if (!(await request.unlisted.count())) return { status: "refused", message: "Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute." };
+    if (!(await request.unlisted.count()))
+      return {
+        status: "refused",
+        message: "Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute.",
+      };
   }
   const payer = deps.agentAccount?.address;
   const balanceRead = payer ? deps.chain.balanceOf(payer) : undefined;
@@ -69,7 +77,12 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   // 1. Ask without paying.
   let first: Response;
   try {
-    first = await deps.fetch(call.url, { method: call.method, body: call.body?.text, headers: requestHeaders(call.body?.text, call.body?.contentType), signal: request.signal });
+    first = await deps.fetch(call.url, {
+      method: call.method,
+      body: call.body?.text,
+      headers: requestHeaders(call.body?.text, call.body?.contentType),
+      signal: request.signal,
+    });
   } catch (error) {
     return { status: "unavailable", message: `${service} could not be reached (${describeFetchFailure(error)}); nothing was signed.` };
   }
@@ -95,9 +108,11 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   const policy = deps.settings.payeePolicy ? checkPayeePolicy(deps.settings.payeePolicy, option) : undefined;
   if (policy && !policy.ok) problems.push(`${service}: ${policy.message}`);
   const listed = call.listing?.amount;
-  if (listed !== undefined && option.amount > listed) problems.push(`${service} asks ${amount} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised`);
+  if (listed !== undefined && option.amount > listed)
+    problems.push(`${service} asks ${amount} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised`);
   const check = checkPayment({ amount: option.amount, limits, spentThisRequest: 0n });
-  if (!check.ok) problems.push(`${amount} USDC is over your ${check.limit === "perPayment" ? "per-payment" : "per-request"} limit of ${formatUsdc(check.limitAmount)} USDC`);
+  if (!check.ok)
+    problems.push(`${amount} USDC is over your ${check.limit === "perPayment" ? "per-payment" : "per-request"} limit of ${formatUsdc(check.limitAmount)} USDC`);
   const daily = await readDailyRoom(deps.store.ledger, limits, payer, deps.now?.());
   if (option.amount > daily.left) problems.push(`${amount} USDC would go over the daily room left, ${formatUsdc(daily.left)} USDC`);
   let balance: bigint | undefined;

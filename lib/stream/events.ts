@@ -18,14 +18,7 @@ export { Permit2WitnessTypedData } from "./permit2-typed-data";
 export const PROTOCOL_VERSION = 1;
 
 /** The spec's finish reasons, exactly. */
-export const FinishReason = z.enum([
-  "stop",
-  "payment-complete",
-  "payment-failed",
-  "limit-exceeded",
-  "insufficient-balance",
-  "service-unavailable",
-]);
+export const FinishReason = z.enum(["stop", "payment-complete", "payment-failed", "limit-exceeded", "insufficient-balance", "service-unavailable"]);
 export type FinishReason = z.infer<typeof FinishReason>;
 
 /**
@@ -196,10 +189,7 @@ export type FinishEvent = z.infer<typeof FinishEvent>;
 
 /** One decoded line of the stream, tagged by kind. */
 export type StreamEvent =
-  | { type: "text"; text: string }
-  | { type: "payment"; payment: PaymentEvent }
-  | { type: "error"; error: ErrorEvent }
-  | { type: "finish"; finish: FinishEvent };
+  { type: "text"; text: string } | { type: "payment"; payment: PaymentEvent } | { type: "error"; error: ErrorEvent } | { type: "finish"; finish: FinishEvent };
 
 export const PREFIX_BY_TYPE = {
   text: "0",
@@ -209,16 +199,11 @@ export const PREFIX_BY_TYPE = {
 } as const satisfies Record<StreamEvent["type"], string>;
 
 /** Validates a payload for a given line prefix; the single place wire JSON becomes an event. */
-export function parseLinePayload(
-  prefix: string,
-  payload: unknown,
-): { success: true; event: StreamEvent } | { success: false; reason: string } {
+export function parseLinePayload(prefix: string, payload: unknown): { success: true; event: StreamEvent } | { success: false; reason: string } {
   switch (prefix) {
     case "0": {
       const result = z.string().safeParse(payload);
-      return result.success
-        ? { success: true, event: { type: "text", text: result.data } }
-        : { success: false, reason: "text chunk is not a JSON string" };
+      return result.success ? { success: true, event: { type: "text", text: result.data } } : { success: false, reason: "text chunk is not a JSON string" };
     }
     case "p": {
       const result = PaymentEvent.safeParse(payload);

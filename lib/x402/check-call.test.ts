@@ -36,7 +36,10 @@ describe("checkCall", () => {
 
   it("names a missing or empty required query parameter", () => {
     expect(checkCall(weather, { url: "https://w.example/weather", method: "GET" })).toEqual({ ok: false, problems: ['missing query parameter "city"'] });
-    expect(checkCall(weather, { url: "https://w.example/weather?city=%20&units=metric", method: "GET" })).toEqual({ ok: false, problems: ['missing query parameter "city"'] });
+    expect(checkCall(weather, { url: "https://w.example/weather?city=%20&units=metric", method: "GET" })).toEqual({
+      ok: false,
+      problems: ['missing query parameter "city"'],
+    });
   });
 
   it("names a wrong method, a placeholder left in the path and missing body fields, together", () => {
@@ -48,9 +51,18 @@ describe("checkCall", () => {
   });
 
   it("refuses a missing body, a body that is not JSON, and a JSON body that is not an object", () => {
-    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST" })).toEqual({ ok: false, problems: ['the service needs a JSON body with "text", "to"'] });
-    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "text=hi" })).toEqual({ ok: false, problems: ["the body is not valid JSON"] });
-    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "[1]" })).toEqual({ ok: false, problems: ['missing body fields "text", "to"'] });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST" })).toEqual({
+      ok: false,
+      problems: ['the service needs a JSON body with "text", "to"'],
+    });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "text=hi" })).toEqual({
+      ok: false,
+      problems: ["the body is not valid JSON"],
+    });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "[1]" })).toEqual({
+      ok: false,
+      problems: ['missing body fields "text", "to"'],
+    });
   });
 
   it("does not hold a service to a method it never named", () => {
@@ -66,7 +78,14 @@ describe("checkCall", () => {
       method: "POST",
       query: [],
       path: [],
-      body: { type: "form-data", fields: [{ name: "email", required: true }, { name: "list", required: true }, { name: "note", required: false }] },
+      body: {
+        type: "form-data",
+        fields: [
+          { name: "email", required: true },
+          { name: "list", required: true },
+          { name: "note", required: false },
+        ],
+      },
     };
     const summarize: InputContract = { method: "POST", query: [], path: [], body: { type: "text", fields: [] } };
     const url = "https://s.example/subscribe";
@@ -79,9 +98,18 @@ describe("checkCall", () => {
     });
 
     it("names missing form fields, and a missing form body", () => {
-      expect(checkCall(subscribe, { url, method: "POST", body: "email=a%40b.example", contentType: form })).toEqual({ ok: false, problems: ['missing form field "list"'] });
-      expect(checkCall(subscribe, { url, method: "POST", body: "note=x", contentType: form })).toEqual({ ok: false, problems: ['missing form fields "email", "list"'] });
-      expect(checkCall(subscribe, { url, method: "POST" })).toEqual({ ok: false, problems: ['the service needs a form (form-data) body with "email", "list"'] });
+      expect(checkCall(subscribe, { url, method: "POST", body: "email=a%40b.example", contentType: form })).toEqual({
+        ok: false,
+        problems: ['missing form field "list"'],
+      });
+      expect(checkCall(subscribe, { url, method: "POST", body: "note=x", contentType: form })).toEqual({
+        ok: false,
+        problems: ['missing form fields "email", "list"'],
+      });
+      expect(checkCall(subscribe, { url, method: "POST" })).toEqual({
+        ok: false,
+        problems: ['the service needs a form (form-data) body with "email", "list"'],
+      });
     });
 
     it("refuses a body sent as another type than the service declared", () => {

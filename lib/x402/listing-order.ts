@@ -7,7 +7,10 @@ import type { ServiceListing } from "./discovery-listing";
 
 /** Equally relevant listings (a whole list, say), cheapest first; equal prices keep their order. */
 export function cheapestFirst(listings: readonly ServiceListing[]): ServiceListing[] {
-  return listings.map((listing, index) => ({ listing, index })).sort((a, b) => comparePrice(a.listing, b.listing) || a.index - b.index).map((entry) => entry.listing);
+  return listings
+    .map((listing, index) => ({ listing, index }))
+    .sort((a, b) => comparePrice(a.listing, b.listing) || a.index - b.index)
+    .map((entry) => entry.listing);
 }
 
 /**
@@ -27,7 +30,14 @@ export function matchLocally(query: string, listings: readonly ServiceListing[])
 
 /** A query's distinct words, as matched against listings. */
 export function queryWords(query: string): string[] {
-  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 2))];
+  return [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word.length >= 2),
+    ),
+  ];
 }
 
 /** How many of the words a listing names (in name, tags, description or URL): its relevance. */

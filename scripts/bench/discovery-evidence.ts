@@ -27,11 +27,24 @@ async function main(): Promise<void> {
     const env = parseEnv({});
     const network = networkConfigFromDevnet(devnet, env);
     const fetch = createGuardedFetch({ allowlist: network.outboundAllowlist, infrastructure: infrastructureUrls(network), timeoutMs: env.OUTBOUND_TIMEOUT_MS });
-    const discoveryFetch = createGuardedFetch({ allowlist: [...network.outboundAllowlist, new URL(network.facilitatorUrl).host], infrastructure: [], timeoutMs: env.OUTBOUND_TIMEOUT_MS });
-    const inner = createDiscoveryClient({ facilitatorUrl: network.facilitatorUrl, network, fetch: (input, init) => discoveryFetch(input, init), cacheTtlMs: 3_600_000 });
+    const discoveryFetch = createGuardedFetch({
+      allowlist: [...network.outboundAllowlist, new URL(network.facilitatorUrl).host],
+      infrastructure: [],
+      timeoutMs: env.OUTBOUND_TIMEOUT_MS,
+    });
+    const inner = createDiscoveryClient({
+      facilitatorUrl: network.facilitatorUrl,
+      network,
+      fetch: (input, init) => discoveryFetch(input, init),
+      cacheTtlMs: 3_600_000,
+    });
     const store = createDatabaseStore(database);
     const { db } = await database.open();
-    const probing = withEvidence(inner, { store: store.evidence, prober: createListingProber({ fetch, network, store: store.evidence }), waitBudgetMs: env.DISCOVERY_PROBE_BUDGET_MS });
+    const probing = withEvidence(inner, {
+      store: store.evidence,
+      prober: createListingProber({ fetch, network, store: store.evidence }),
+      waitBudgetMs: env.DISCOVERY_PROBE_BUDGET_MS,
+    });
     const outcomesOnly = withEvidence(inner, { store: store.evidence });
     for (const query of QUERIES) await inner.find(query);
     const samples: Record<"cold" | "warm" | "off", number[]> = { cold: [], warm: [], off: [] };

@@ -31,7 +31,8 @@ function service(name: string) {
 type DiscoveredEntry = { name: string; resource: string; usage?: string; network?: string };
 
 function discovered(result: ChatResult): DiscoveredEntry[] {
-  const event = result.payments.find((payment) => payment.id.startsWith("disc_") && payment.status === "discovered") as { services?: DiscoveredEntry[] } | undefined;
+  const event = result.payments.find((payment) => payment.id.startsWith("disc_") && payment.status === "discovered") as
+    { services?: DiscoveredEntry[] } | undefined;
   return event?.services ?? [];
 }
 

@@ -42,7 +42,10 @@ describe("inputsOf reads back what discover_services says of a listing", () => {
   });
 
   it("reads a tool result leniently: unreadable entries are left out", () => {
-    expect(entriesOf({ services: [FORECAST, { name: 42 }, "junk", { resource: "https://x.test/a", tags: "not a list" }] })).toEqual([FORECAST, { resource: "https://x.test/a" }]);
+    expect(entriesOf({ services: [FORECAST, { name: 42 }, "junk", { resource: "https://x.test/a", tags: "not a list" }] })).toEqual([
+      FORECAST,
+      { resource: "https://x.test/a" },
+    ]);
     expect(entriesOf({ error: "Service discovery is unavailable right now." })).toEqual([]);
   });
 });

@@ -108,7 +108,10 @@ export function readRequest(message: string, options: { whole?: boolean } = {}):
     currencies,
     ids,
     numbers: findNumbers(request),
-    numberedWords: [...request.matchAll(/\b(\p{L}{2,20})\s+(?:#|no\.?\s*|number\s+)?(\d{1,9})\b/giu)].map((match) => ({ word: match[1]!.toLowerCase(), value: Number(match[2]) })),
+    numberedWords: [...request.matchAll(/\b(\p{L}{2,20})\s+(?:#|no\.?\s*|number\s+)?(\d{1,9})\b/giu)].map((match) => ({
+      word: match[1]!.toLowerCase(),
+      value: Number(match[2]),
+    })),
     emails,
     languages,
     ...(topicPhrase ? { topicPhrase } : {}),
@@ -128,7 +131,11 @@ function splitPayload(text: string): { request: string; payload?: string } {
   const quoted = /"([^"]{1,2000})"|“([^”]{1,2000})”|«([^»]{1,2000})»|‘([^’]{1,2000})’|(?<=^|[\s(])'([^']{1,2000})'(?=$|[\s.,!?;:)])/u.exec(text);
   if (quoted) {
     const payload = (quoted[1] ?? quoted[2] ?? quoted[3] ?? quoted[4] ?? quoted[5] ?? "").trim();
-    if (payload) return { request: `${text.slice(0, quoted.index)} ${text.slice(quoted.index + quoted[0].length)}`.replace(/\s+/g, " ").trim(), payload: payload.slice(0, MAX_PAYLOAD_CHARS) };
+    if (payload)
+      return {
+        request: `${text.slice(0, quoted.index)} ${text.slice(quoted.index + quoted[0].length)}`.replace(/\s+/g, " ").trim(),
+        payload: payload.slice(0, MAX_PAYLOAD_CHARS),
+      };
   }
   const colon = /^(.*?\p{L}.*?):\s+(\S+(?:\s+\S+)+[\s\S]*)$/u.exec(text);
   if (colon && colon[1]!.length <= 200) return { request: colon[1]!.trim(), payload: colon[2]!.trim().slice(0, MAX_PAYLOAD_CHARS) };

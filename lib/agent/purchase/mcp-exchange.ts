@@ -85,7 +85,8 @@ export function paymentRequiredAnswer(paymentRequired: Record<string, unknown>):
       ? { ...paymentRequired, extensions: Object.fromEntries(Object.entries(extensions).filter(([key]) => !NOT_OVER_MCP.includes(key))) }
       : paymentRequired;
   const headers = new Headers({ "content-type": "application/json" });
-  if (kept.x402Version === 2) headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(kept as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
+  if (kept.x402Version === 2)
+    headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(kept as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
   return new Response(JSON.stringify(kept), { status: 402, headers });
 }
 
@@ -99,16 +100,22 @@ function answerOf(result: unknown, toolName: string, describe: (response: Respon
   const request = readToolPaymentRequest(result);
   if (request.kind === "payment-required") {
     // Refused (verification or settlement): the service's reason travels as an HTTP 402's would.
-    if (request.paymentRequired.x402Version === 2) headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(request.paymentRequired as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
+    if (request.paymentRequired.x402Version === 2)
+      headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(request.paymentRequired as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
     return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with a new payment request.`);
   }
-  if (request.kind === "conflict") return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with two payment requests that disagree.`);
+  if (request.kind === "conflict")
+    return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with two payment requests that disagree.`);
   const parsed = ToolResult.safeParse(result);
-  if (!parsed.success) return describe(new Response(null, { status: 502, headers }), `${toolName} answered the payment with something that is not an MCP tool result.`);
+  if (!parsed.success)
+    return describe(new Response(null, { status: 502, headers }), `${toolName} answered the payment with something that is not an MCP tool result.`);
   const body = toolResultBody(parsed.data);
   headers.set("content-type", body.contentType);
   if (parsed.data.isError) {
-    return describe(new Response(null, { status: 500, headers }), `${toolName} returned an error result after receiving the payment ${describeServiceText("error", body.text)}.`);
+    return describe(
+      new Response(null, { status: 500, headers }),
+      `${toolName} returned an error result after receiving the payment ${describeServiceText("error", body.text)}.`,
+    );
   }
   return new Response(body.text, { status: 200, headers });
 }

@@ -160,7 +160,15 @@ export type ApprovedPayment = {
 /** The quote's terms as the journal keeps them; a metered (`upto`) quote's amount is its ceiling. */
 export function journalTerms(quote: Quote) {
   const upto = quote.option.upto ? { scheme: "upto" as const, ceiling: quote.option.amount } : {};
-  return { payerKind: quote.payerKind, amount: quote.option.amount, nonce: quote.nonce, validAfter: quote.validAfter, validBefore: quote.validBefore, method: quote.method, ...upto };
+  return {
+    payerKind: quote.payerKind,
+    amount: quote.option.amount,
+    nonce: quote.nonce,
+    validAfter: quote.validAfter,
+    validBefore: quote.validBefore,
+    method: quote.method,
+    ...upto,
+  };
 }
 
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */

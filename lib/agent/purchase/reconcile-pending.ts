@@ -74,7 +74,14 @@ async function reconcileOne(
     const txHash = outcome.txHash ?? UNKNOWN_TX_HASH;
     const settled = outcome.amount === undefined ? {} : { amount: outcome.amount };
     await deps.ledger.commit(nonce, { txHash, ...settled });
-    await deps.journal.record({ id: payment.id, status: "confirmed", at: now(), txHash, ...settled, message: "The payment settled on chain; found by the reconciler." });
+    await deps.journal.record({
+      id: payment.id,
+      status: "confirmed",
+      at: now(),
+      txHash,
+      ...settled,
+      message: "The payment settled on chain; found by the reconciler.",
+    });
     report.settled += 1;
     log({ level: "info", event: "reconciled", paymentId: payment.id, outcome: "settled", txHash });
   } else if (outcome.state === "expired-unused") {

@@ -8,7 +8,15 @@ import "server-only";
 import { checkPayment } from "../../limits/check-payment";
 import { formatUsdc } from "../../money";
 import { payAndDeliver } from "./pay-and-deliver";
-import { journalTerms, paymentIdForNonce, type ApprovedPayment, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
+import {
+  journalTerms,
+  paymentIdForNonce,
+  type ApprovedPayment,
+  type PurchaseDependencies,
+  type PurchaseOutcome,
+  type PurchaseRequest,
+  type Quote,
+} from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
 import { permit2NotReady } from "./upto-terms";
@@ -38,22 +46,26 @@ export async function runApprovedPurchase(
     ...(approved.extensions === undefined ? {} : { extensions: approved.extensions }),
   };
   const amount = formatUsdc(approved.option.amount);
-  request.tracker.update({
-    id: quote.id,
-    status: "quoted",
-    service: quote.service,
-    resource: quote.url,
-    amount,
-    ...(approved.option.upto ? { ceiling: amount } : {}),
-    asset: approved.option.asset,
-    network: approved.option.network,
-    payTo: approved.option.payTo,
-    payer: request.payer,
-    message: "You approved this payment.",
-  }, journalTerms(quote));
+  request.tracker.update(
+    {
+      id: quote.id,
+      status: "quoted",
+      service: quote.service,
+      resource: quote.url,
+      amount,
+      ...(approved.option.upto ? { ceiling: amount } : {}),
+      asset: approved.option.asset,
+      network: approved.option.network,
+      payTo: approved.option.payTo,
+      payer: request.payer,
+      message: "You approved this payment.",
+    },
+    journalTerms(quote),
+  );
   // Nothing has been sent yet: a refusal here leaves the user's signature unused with us.
   const check = checkPayment({ amount: approved.option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
-  if (!check.ok) return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);
+  if (!check.ok)
+    return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);
   // A permit can settle only what the wallet lets Permit2 move: asked again now (the wallet's
   // one-time approve may have come since the quote, or been revoked), before anything is held.
   if (approved.option.upto) {

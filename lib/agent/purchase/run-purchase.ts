@@ -17,12 +17,7 @@ import { quoteNonce } from "../../x402/authorization-nonce";
 import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
 import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
 import { PAYABLE_SCHEMES, permit2Readiness, permit2Refusal, signTypedQuote, typedDataFor } from "./upto-terms";
-import {
-  agentAuthorizationSeconds,
-  CLOCK_SKEW_SECONDS,
-  DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS,
-  DEFAULT_APPROVAL_TTL_SECONDS,
-} from "./authorization-window";
+import { agentAuthorizationSeconds, CLOCK_SKEW_SECONDS, DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS } from "./authorization-window";
 import { describeFetchFailure, payAndDeliver, requestHeaders } from "./pay-and-deliver";
 import { journalTerms, paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
@@ -57,12 +52,20 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // 1. Ask the service, without paying.
   let first: Response;
   try {
-    first = await deps.fetch(request.url, { method: request.method, body: request.body, headers: requestHeaders(request.body, request.contentType), signal: request.signal });
+    first = await deps.fetch(request.url, {
+      method: request.method,
+      body: request.body,
+      headers: requestHeaders(request.body, request.contentType),
+      signal: request.signal,
+    });
   } catch (error) {
     const refused = GuardedFetchError.find(error);
     if (refused?.code === "infrastructure" && !refused.requestMayHaveArrived) {
       // Named as what it is, so that neither the model nor the person takes it for a service that is down.
-      return fail("service-unavailable", `Not called: ${new URL(request.url).host} is the payment network's own server (its chain RPC or facilitator), not a service. Nothing was sent, signed or paid.`);
+      return fail(
+        "service-unavailable",
+        `Not called: ${new URL(request.url).host} is the payment network's own server (its chain RPC or facilitator), not a service. Nothing was sent, signed or paid.`,
+      );
     }
     return fail("service-unavailable", `${request.service} could not be reached (${describeFetchFailure(error)}); nothing was signed.`);
   }
@@ -93,7 +96,10 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // than it was shown (a listing is how it chose); a user sees both prices and decides.
   const listed = request.listedAmount;
   if (listed !== undefined && option.amount > listed && request.payer.kind === "agent") {
-    return fail("payment-failed", `${request.service} asks ${formatUsdc(option.amount)} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised; nothing was signed.`);
+    return fail(
+      "payment-failed",
+      `${request.service} asks ${formatUsdc(option.amount)} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised; nothing was signed.`,
+    );
   }
   const listingNote = listed !== undefined && option.amount !== listed ? ` (its listing said ${formatUsdc(listed)} USDC)` : "";
   // The operator's payee policy, in code, before anything is quoted or signed.
@@ -114,7 +120,8 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
       serviceMaxSeconds: option.maxTimeoutSeconds,
       configuredSeconds: deps.agentAuthorizationTtlSeconds ?? DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS,
     });
-    if (seconds === undefined) return fail("deadline", "Too little time is left in this request to pay and still prove the outcome in time; nothing was signed.");
+    if (seconds === undefined)
+      return fail("deadline", "Too little time is left in this request to pay and still prove the outcome in time; nothing was signed.");
     lifetime = seconds;
   }
   const validAfter = BigInt(nowSeconds - CLOCK_SKEW_SECONDS);
@@ -143,7 +150,10 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // the extensions that fit there, and those are what the nonce binds and the service is sent.
   const extensions =
     request.payer.kind === "user"
-      ? extensionsThatFit(approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, typedDataFor({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)), unsealed.extensions)
+      ? extensionsThatFit(
+          approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, typedDataFor({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)),
+          unsealed.extensions,
+        )
       : unsealed.extensions;
   const nonce = quoteNonce(deps.quoteSecret, {
     payer: payerAddress,
@@ -162,16 +172,37 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const quote: Quote = { ...unsealed, id: paymentIdForNonce(nonce), nonce, extensions };
   const amount = formatUsdc(option.amount);
   const newPayee = (await paidBefore) === false;
-  const quoted = { service: request.service, resource: request.url, amount, ...(option.upto ? { ceiling: amount } : {}), asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress, ...(newPayee ? { newPayee } : {}) };
+  const quoted = {
+    service: request.service,
+    resource: request.url,
+    amount,
+    ...(option.upto ? { ceiling: amount } : {}),
+    asset: option.asset,
+    network: option.network,
+    payTo: option.payTo,
+    payer: payerAddress,
+    ...(newPayee ? { newPayee } : {}),
+  };
   const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
-  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${option.upto ? `up to ${amount} USDC, metered: it settles what it uses` : `${amount} USDC`}${listingNote}${firstNote}.` }, journalTerms(quote));
+  request.tracker.update(
+    {
+      id: quote.id,
+      status: "quoted",
+      ...quoted,
+      message: `${request.service} asks ${option.upto ? `up to ${amount} USDC, metered: it settles what it uses` : `${amount} USDC`}${listingNote}${firstNote}.`,
+    },
+    journalTerms(quote),
+  );
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4. Limits, in code, before anything is signed.
   const check = checkPayment({ amount: option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
   if (!check.ok) {
     const name = check.limit === "perPayment" ? "per-payment" : "per-request";
-    return failQuote("limit-exceeded", `${option.upto ? "A ceiling of " : ""}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC; nothing was signed.`);
+    return failQuote(
+      "limit-exceeded",
+      `${option.upto ? "A ceiling of " : ""}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC; nothing was signed.`,
+    );
   }
 
   // 5. The payer must hold the amount.
@@ -195,14 +226,26 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // 6. With the user's wallet, stop here and ask for a signature.
   if (request.payer.kind === "user") {
     if (request.body !== undefined && request.body.length > MAX_APPROVAL_BODY_CHARS) {
-      return failQuote("payment-failed", `The request body is longer than the ${MAX_APPROVAL_BODY_CHARS} characters a wallet approval can carry; nothing was signed.`);
+      return failQuote(
+        "payment-failed",
+        `The request body is longer than the ${MAX_APPROVAL_BODY_CHARS} characters a wallet approval can carry; nothing was signed.`,
+      );
     }
     const approval = approvalRequest(quote, typedData, permit2Missing);
     // Where the service offers sign-in-with-x, the wallet may sign in instead if it paid before.
     const signIn = offerSignIn(deps, request, paymentRequired);
-    const asked = option.upto ? `Approve up to ${amount} USDC to ${request.service} in your wallet (metered: it takes what it uses)` : `Approve ${amount} USDC to ${request.service} in your wallet`;
+    const asked = option.upto
+      ? `Approve up to ${amount} USDC to ${request.service} in your wallet (metered: it takes what it uses)`
+      : `Approve ${amount} USDC to ${request.service} in your wallet`;
     const permit2Note = permit2Missing ? "; first, your wallet must let Permit2 move its USDC (a one-time approve transaction)" : "";
-    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, ...(signIn ? { signIn } : {}), message: `${asked}${listingNote}${permit2Note}.` });
+    request.tracker.update({
+      id: quote.id,
+      status: "awaiting-approval",
+      ...quoted,
+      approval,
+      ...(signIn ? { signIn } : {}),
+      message: `${asked}${listingNote}${permit2Note}.`,
+    });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };
   }
 

@@ -25,7 +25,10 @@ export async function proveClaimedSettlement(chain: ChainReader, quote: Quote, t
   return settled || undefined;
 }
 
-const baseUnits = z.string().regex(/^\d{1,30}$/).transform((value) => BigInt(value));
+const baseUnits = z
+  .string()
+  .regex(/^\d{1,30}$/)
+  .transform((value) => BigInt(value));
 
 /**
  * What a metered service declares it used, beside its answer (a `metering` object in its JSON):
@@ -83,7 +86,8 @@ export function reviewSettlement(input: {
   const usage = metering && unitPrice !== undefined ? `${metering.unitsUsed} × ${metering.unit ?? "unit"} at ${formatUsdc(unitPrice)} USDC` : undefined;
   const above: string[] = [];
   if (expected !== undefined && settled > expected) above.push(`the ${formatUsdc(expected)} USDC its own metering says it used (${usage})`);
-  if (metering?.charged !== undefined && settled > metering.charged && metering.charged !== expected) above.push(`the ${formatUsdc(metering.charged)} USDC it says it charged`);
+  if (metering?.charged !== undefined && settled > metering.charged && metering.charged !== expected)
+    above.push(`the ${formatUsdc(metering.charged)} USDC it says it charged`);
   if (reported !== undefined && settled > reported) above.push(`the ${formatUsdc(reported)} USDC its settlement reported`);
   const base = { amount: formatUsdc(settled), ceiling: formatUsdc(ceiling) };
   if (above.length > 0) {
@@ -106,7 +110,13 @@ export type SettledPayment = { amount: bigint; review: SettlementReview };
  */
 export function settledPayment(quote: Quote, amount: bigint | undefined, said: { metering?: Metering; reported?: bigint } = {}): SettledPayment | undefined {
   if (!quote.option.upto || amount === undefined) return undefined;
-  const review = reviewSettlement({ service: quote.service, ceiling: quote.option.amount, settled: amount, quotedUnitPrice: quote.option.upto.unitPrice, ...said });
+  const review = reviewSettlement({
+    service: quote.service,
+    ceiling: quote.option.amount,
+    settled: amount,
+    quotedUnitPrice: quote.option.upto.unitPrice,
+    ...said,
+  });
   return { amount, review };
 }
 

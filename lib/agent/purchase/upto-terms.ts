@@ -30,7 +30,9 @@ export function typedDataFor(quote: Quote, chainId: number): QuoteTypedData {
 
 /** Signs the quote's typed data with the agent wallet. */
 export function signTypedQuote(account: LocalAccount, typedData: QuoteTypedData): Promise<Hex> {
-  return typedData.primaryType === "PermitWitnessTransferFrom" ? account.signTypedData(toViemUptoTypedData(typedData)) : account.signTypedData(toViemTypedData(typedData));
+  return typedData.primaryType === "PermitWitnessTransferFrom"
+    ? account.signTypedData(toViemUptoTypedData(typedData))
+    : account.signTypedData(toViemTypedData(typedData));
 }
 
 /** The x402 payment payload that carries the signature to the service. */

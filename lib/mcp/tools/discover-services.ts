@@ -21,7 +21,14 @@ export const DISCOVER_SERVICES = {
 
 /** A listing left out because it cannot be bought now: what it is, why, and when that was found. */
 function excludedService({ listing, reason, detail, checkedAt }: ListedApart) {
-  return { name: listing.name, resource: listing.resource, price: listing.price, reason, ...(detail ? { detail } : {}), ...(checkedAt === undefined ? {} : { checkedAt: new Date(checkedAt).toISOString() }) };
+  return {
+    name: listing.name,
+    resource: listing.resource,
+    price: listing.price,
+    reason,
+    ...(detail ? { detail } : {}),
+    ...(checkedAt === undefined ? {} : { checkedAt: new Date(checkedAt).toISOString() }),
+  };
 }
 
 export async function discoverServices(context: McpContext, input: DiscoverServicesInput, call: McpToolCall) {
