@@ -11,15 +11,8 @@ import { buildConnector } from "undici";
 import { GuardedFetchError } from "./guarded-fetch-error";
 import type { Infrastructure } from "./infrastructure";
 import type { Allowlist } from "./outbound-allowlist";
+import type { OutboundLookup } from "./outbound-lookup";
 import { isPublicAddress } from "./public-address";
-
-export type ResolvedAddress = { address: string; family?: number };
-
-/**
- * Resolves a host name to its addresses. The default uses the system resolver; tests inject
- * fakes that map public-looking names to private addresses.
- */
-export type OutboundLookup = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 export type GuardedConnectorOptions = {
   allowlist: Allowlist;

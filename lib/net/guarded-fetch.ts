@@ -19,7 +19,8 @@ import "server-only";
  */
 import { Agent, fetch as undiciFetch } from "undici";
 import { z } from "zod";
-import { createGuardedConnector, type OutboundLookup } from "./guarded-connector";
+import { createGuardedConnector } from "./guarded-connector";
+import type { OutboundLookup } from "./outbound-lookup";
 import { GuardedFetchError } from "./guarded-fetch-error";
 import { compileInfrastructure } from "./infrastructure";
 import { compileAllowlist } from "./outbound-allowlist";
@@ -31,7 +32,7 @@ import { timeoutSignal } from "../timeout";
 export { GuardedFetchError, GUARDED_FETCH_ERROR_CODES, type GuardedFetchErrorCode } from "./guarded-fetch-error";
 export { isPublicAddress } from "./public-address";
 export { parseAllowlist } from "./outbound-allowlist";
-export type { OutboundLookup, ResolvedAddress } from "./guarded-connector";
+export type { OutboundLookup, ResolvedAddress } from "./outbound-lookup";
 
 /** A fetch-compatible function (same call shape as `globalThis.fetch`). */
 export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { OutboundLookup } from "./guarded-connector";
+import type { OutboundLookup } from "./outbound-lookup";
 import { compileInfrastructure } from "./infrastructure";
 
 const dns: Record<string, string[]> = {

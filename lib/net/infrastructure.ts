@@ -17,7 +17,7 @@
  *   are not compared for named servers: a public facilitator behind a CDN shares its addresses
  *   with thousands of other sites, services among them.
  */
-import type { OutboundLookup } from "./guarded-connector";
+import type { OutboundLookup } from "./outbound-lookup";
 import { cidrContains, parseIpAddress, requireCidr, sameIpAddress, unmapIpv4, type IpAddress } from "./ip-address";
 import { isPublicAddress } from "./public-address";
 
