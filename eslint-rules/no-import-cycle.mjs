@@ -126,4 +126,6 @@ const rule = {
   },
 };
 
-export default { meta: { name: "shape" }, rules: { "no-import-cycle": rule } };
+const shapePlugin = { meta: { name: "shape" }, rules: { "no-import-cycle": rule } };
+
+export default shapePlugin;
