@@ -7,7 +7,7 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { getAddress } from "viem";
 import { z } from "zod";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 import { serviceToken } from "./service-text";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);

@@ -7,7 +7,6 @@
  */
 import { z } from "zod";
 import { CALL_METHODS, type CallMethod } from "../../x402/input-contract";
-import type { McpTarget } from "./mcp-entries";
 
 const text = (max: number) => z.string().max(max).optional().catch(undefined);
 
@@ -52,6 +51,9 @@ export type ListingInputs = {
   fields: InputField[];
   bodyType?: "json" | "form-data" | "text";
 };
+
+/** What a demo call to an MCP tool needs besides its arguments (mcp-entries.ts reads it). */
+export type McpTarget = { endpoint: string; tool: string; inputs: ListingInputs };
 
 /** The entries of a `discover_services` result; anything unreadable is left out. */
 export function entriesOf(value: unknown): ServiceEntry[] {

@@ -1,6 +1,6 @@
 import { formatUsdc } from "../../money";
 import type { ApprovalRequest } from "../../stream";
-import { resourceInfoOf } from "../../x402/extension-echo-bounds";
+import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import { PERMIT2 } from "../../x402/upto-permit2";
 import type { Quote } from "./purchase-types";
 import type { QuoteTypedData } from "./upto-terms";

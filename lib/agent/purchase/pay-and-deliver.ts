@@ -11,9 +11,8 @@ import { timeoutSignal } from "../../timeout";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { readSettlement } from "../../x402/read-settlement";
 import { DEFAULT_CONTENT_TYPE, type RequestContentType } from "../../x402/request-body";
-import type { PaymentTracker } from "./payment-tracker";
 import { provePayment } from "./prove-payment";
-import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import type { PaidRequest, PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
 import { paymentPayloadFor, type QuoteTypedData } from "./upto-terms";
 import { meteredOutcome, proveClaimedSettlement, readMetering, settledFields, settledPayment } from "./upto-settlement";
 import { deliverUncharged } from "./upto-uncharged";
@@ -23,8 +22,6 @@ import { deliveredReceipt } from "./delivered-receipt";
 import { readResponseRefusal } from "../../x402/payment-refusal";
 import { describePaymentRefusal } from "../../x402/refusal-words";
 import { deliveredResultOf } from "../../stream/delivered-result";
-
-export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; describeAnswer?: (response: Response) => string | undefined };
 
 export async function payAndDeliver(
   deps: PurchaseDependencies,

@@ -157,6 +157,9 @@ export type ApprovedPayment = {
   validBefore: bigint;
 };
 
+/** A paid request on its way to the service: its tracker, deadline and how to describe the answer. */
+export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; describeAnswer?: (response: Response) => string | undefined };
+
 /** The quote's terms as the journal keeps them; a metered (`upto`) quote's amount is its ceiling. */
 export function journalTerms(quote: Quote) {
   const upto = quote.option.upto ? { scheme: "upto" as const, ceiling: quote.option.amount } : {};

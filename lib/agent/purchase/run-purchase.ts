@@ -31,7 +31,7 @@ import { offerSignIn, signInInstead } from "./sign-in-instead";
 import { readServiceData } from "./service-data";
 import { echoedExtensions } from "../../x402/echo-extensions";
 import { extensionsThatFit } from "../../x402/payment-signature-header";
-import { resourceInfoOf } from "../../x402/extension-echo-bounds";
+import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import { identifiedOutcome } from "./retry-safety";
 import { approvalRequest } from "./approval-for-quote";
 

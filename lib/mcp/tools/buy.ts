@@ -10,7 +10,7 @@ import type { PurchaseOutcome } from "../../agent/purchase/run-purchase";
 import { FINISH_MARGIN_MS } from "../../agent/run-chat";
 import { describeOutcome } from "../../agent/tools/call-paid-service-tool";
 import { unlistedCallsOf } from "../../chat/unlisted-calls";
-import { explorerTransactionUrl } from "../../network/network-presets";
+import { explorerTransactionUrl } from "../../network-presets";
 import { timeoutSignal } from "../../timeout";
 import { limitsOf, requestKeyOf } from "../call-scope";
 import { bodyText, carriesSecret, SECRET_REFUSAL } from "../content-check";
