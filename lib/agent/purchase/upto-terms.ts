@@ -66,9 +66,15 @@ export async function permit2NotReady(chain: ChainReader, payer: `0x${string}`, 
 
 /** The words for a readiness that stops a payment; undefined for `ready`. */
 export function permit2Refusal(readiness: Permit2Readiness, nothing = "nothing was signed"): string | undefined {
+  const problem = permit2Problem(readiness);
+  return problem === undefined ? undefined : `${problem}; ${nothing}.`;
+}
+
+/** What stops a payment in that readiness, without what it means for the signature. */
+export function permit2Problem(readiness: Permit2Readiness): string | undefined {
   if (readiness === "ready") return undefined;
-  if (readiness === "unreadable") return `The wallet's Permit2 approval could not be read from the chain; ${nothing}.`;
-  return `This metered service is paid through Permit2, and the paying wallet has not approved Permit2 to move its USDC (a one-time approve transaction by the wallet's owner); ${nothing}.`;
+  if (readiness === "unreadable") return "The wallet's Permit2 approval could not be read from the chain";
+  return "This metered service is paid through Permit2, and the paying wallet has not approved Permit2 to move its USDC (a one-time approve transaction by the wallet's owner)";
 }
 
 /** How the chain is asked about the quote's signature: by EIP-3009 nonce, or by Permit2 nonce and payee. */
