@@ -11,6 +11,7 @@ import type { UnlistedCalls } from "../agent/agent-run";
 import type { ChatDependencies } from "../chat/chat-dependencies";
 import { askWithoutPaying } from "../agent/purchase/ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "../agent/purchase/quote-stage";
+import { schemeOf } from "../agent/purchase/schemes/payment-schemes";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import { formatUsdc } from "../money";
 import { readDailyRoom, type DailyUse } from "./daily-room";
@@ -80,6 +81,7 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   const selection = chooseOption(deps.network, answer.paymentRequired, limits, 0n);
   if (!selection.ok) return { status: "unavailable", message: `${service}: ${selection.reason}.` };
   const option = selection.option;
+  const scheme = schemeOf(option);
   const amount = formatUsdc(option.amount);
 
   // 3. Every check a payment makes before signing, each reported rather than stopping at the first.
@@ -98,8 +100,8 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
     url: call.url,
     method: call.method,
     amount,
-    scheme: String(option.requirements.scheme),
-    ...(option.upto ? { ceiling: amount } : {}),
+    scheme: scheme.name,
+    ...scheme.words.quoteFields(amount),
     asset: option.asset,
     network: option.network,
     payTo: option.payTo,

@@ -5,26 +5,9 @@
  */
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { readOptionalJson } from "../../net/read-optional-json";
-import type { PaymentFailureReason } from "../../stream";
-import { readPaymentRequired, type PaymentRequired } from "../../x402/payment-requirements";
-import type { RequestContentType } from "../../x402/request-body";
+import { readPaymentRequired } from "../../x402/payment-requirements";
 import { describeFetchFailure, requestHeaders } from "./pay-and-deliver";
-import type { OutboundFetch } from "./purchase-types";
-
-export type UnpaidRequest = {
-  service: string;
-  url: string;
-  method: string;
-  body?: string;
-  contentType?: RequestContentType;
-  signal?: AbortSignal;
-};
-
-export type UnpaidAnswer =
-  /** Served without payment: the answer, its body unread. */
-  | { status: "free"; response: Response }
-  | { status: "payment-required"; paymentRequired: PaymentRequired }
-  | { status: "failed"; reason: PaymentFailureReason; message: string };
+import type { OutboundFetch, UnpaidAnswer, UnpaidRequest } from "./purchase-types";
 
 export async function askWithoutPaying(fetch: OutboundFetch, request: UnpaidRequest): Promise<UnpaidAnswer> {
   const { service } = request;

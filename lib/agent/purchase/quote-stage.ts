@@ -13,14 +13,15 @@ import type { PaymentFailureReason } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
 import { selectPayableRequirement, type PayableNetwork, type PayableRequirement, type PaymentRequired, type SelectionResult } from "../../x402/payment-requirements";
 import type { Payer } from "./purchase-types";
-import { PAYABLE_SCHEMES, permit2Problem, permit2Readiness, type Permit2Readiness } from "./upto-terms";
+import type { Readiness } from "./schemes/payment-scheme";
+import { PAYABLE_SCHEMES, schemeOf } from "./schemes/payment-schemes";
 
 /** One reason not to sign, in words that end before "; nothing was signed". */
 export type QuoteProblem = { reason: PaymentFailureReason; text: string };
 
 /**
  * The option paid: `exact` when its price fits the limits, else a metered (`upto`) ceiling that
- * fits; either wallet signs both (upto-terms.ts).
+ * fits; either wallet signs both (schemes/).
  */
 export function chooseOption(network: PayableNetwork, paymentRequired: PaymentRequired, limits: EffectiveLimits, spentThisRequest: bigint): SelectionResult {
   const fits = (amount: bigint) => checkPayment({ amount, limits, spentThisRequest }).ok;
@@ -29,10 +30,10 @@ export function chooseOption(network: PayableNetwork, paymentRequired: PaymentRe
 
 /**
  * What the chain must allow before the option can be signed, read now beside the rest: a
- * metered option settles through Permit2, so whether this wallet approved it; nothing for exact.
+ * metered option settles through Permit2, so whether this wallet approved it (the scheme's own read).
  */
-export function readinessOf(chain: ChainReader, payer: `0x${string}`, option: PayableRequirement): Promise<Permit2Readiness> | undefined {
-  const readiness = option.upto ? permit2Readiness(chain, payer, option.amount) : undefined;
+export function readinessOf(chain: ChainReader, payer: `0x${string}`, option: PayableRequirement): Promise<Readiness> | undefined {
+  const readiness = schemeOf(option).readiness(chain, payer, option.amount);
   readiness?.catch(() => undefined);
   return readiness;
 }
@@ -58,7 +59,7 @@ export type PaymentChecks = {
   spentThisRequest: bigint;
   /** The payer's balance, read alongside the first request; absent, not checked (no wallet to quote for). */
   balance: Promise<bigint> | undefined;
-  readiness: Promise<Permit2Readiness> | undefined;
+  readiness: Promise<Readiness> | undefined;
   payerKind: Payer["kind"];
   /** Stop at the first problem (a purchase) or report them all (a quote). */
   all: boolean;
@@ -74,13 +75,14 @@ export type PaymentCheckResult = {
 /** The per-payment and per-request limits, the balance and the scheme's readiness, in that order. */
 export async function paymentProblems(input: PaymentChecks): Promise<PaymentCheckResult> {
   const { option } = input;
+  const scheme = schemeOf(option);
   const amount = formatUsdc(option.amount);
   const problems: QuoteProblem[] = [];
   const done = () => !input.all && problems.length > 0;
   const check = checkPayment({ amount: option.amount, limits: input.limits, spentThisRequest: input.spentThisRequest });
   if (!check.ok) {
     const name = check.limit === "perPayment" ? "per-payment" : "per-request";
-    problems.push({ reason: "limit-exceeded", text: `${option.upto ? "A ceiling of " : ""}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC` });
+    problems.push({ reason: "limit-exceeded", text: `${scheme.words.overLimit(amount)}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC` });
     if (done()) return { problems, permit2Missing: false };
   }
   let balance: bigint | undefined;
@@ -96,7 +98,7 @@ export async function paymentProblems(input: PaymentChecks): Promise<PaymentChec
   }
   const readiness = await input.readiness;
   const permit2Missing = readiness === "not-approved" && input.payerKind === "user";
-  const refused = readiness === undefined || permit2Missing ? undefined : permit2Problem(readiness);
+  const refused = readiness === undefined || permit2Missing ? undefined : scheme.readinessProblem(readiness);
   if (refused) problems.push({ reason: "payment-failed", text: refused });
   return { problems, balance, permit2Missing };
 }

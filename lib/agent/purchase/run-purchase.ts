@@ -11,9 +11,9 @@ import { formatUsdc } from "../../money";
 import { MAX_APPROVAL_BODY_CHARS } from "../../stream";
 import { quoteNonce } from "../../x402/authorization-nonce";
 import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
-import { signTypedQuote, typedDataFor } from "./upto-terms";
 import { askWithoutPaying } from "./ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "./quote-stage";
+import { journalTerms, schemeOf } from "./schemes/payment-schemes";
 import {
   agentAuthorizationSeconds,
   CLOCK_SKEW_SECONDS,
@@ -21,7 +21,7 @@ import {
   DEFAULT_APPROVAL_TTL_SECONDS,
 } from "./authorization-window";
 import { payAndDeliver } from "./pay-and-deliver";
-import { journalTerms, paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
+import { paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
 import { offerSignIn, signInInstead } from "./sign-in-instead";
@@ -52,7 +52,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   balanceRead.catch(() => undefined);
 
   // 1. Ask the service, without paying.
-  const answer = await askWithoutPaying(deps.fetch, request);
+  const answer = await (request.ask ?? ((unpaid) => askWithoutPaying(deps.fetch, unpaid)))(request);
   if (answer.status === "failed") return fail(answer.reason, answer.message);
   if (answer.status === "free") return { status: "free", service: request.service, resource: request.url, data: await readServiceData(answer.response) };
 
@@ -65,6 +65,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const selection = chooseOption(deps.network, paymentRequired, request.limits, request.tracker.committedAmount);
   if (!selection.ok) return fail("payment-failed", `${request.service}: ${selection.reason}.`);
   const option = selection.option;
+  const scheme = schemeOf(option);
   // Whether the chain allows the option (a metered one: this wallet's Permit2 approval), read
   // now beside the rest and decided with the balance.
   const readiness = readinessOf(deps.chain, payerAddress, option);
@@ -117,7 +118,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // the extensions that fit there, and those are what the nonce binds and the service is sent.
   const extensions =
     request.payer.kind === "user"
-      ? extensionsThatFit(approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, typedDataFor({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)), unsealed.extensions)
+      ? extensionsThatFit(approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, scheme.typedData({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)), unsealed.extensions)
       : unsealed.extensions;
   const nonce = quoteNonce(deps.quoteSecret, {
     payer: payerAddress,
@@ -136,9 +137,9 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const quote: Quote = { ...unsealed, id: paymentIdForNonce(nonce), nonce, extensions };
   const amount = formatUsdc(option.amount);
   const newPayee = (await paidBefore) === false;
-  const quoted = { service: request.service, resource: request.url, amount, ...(option.upto ? { ceiling: amount } : {}), asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress, ...(newPayee ? { newPayee } : {}) };
+  const quoted = { service: request.service, resource: request.url, amount, ...scheme.words.quoteFields(amount), asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress, ...(newPayee ? { newPayee } : {}) };
   const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
-  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${option.upto ? `up to ${amount} USDC, metered: it settles what it uses` : `${amount} USDC`}${listingNote}${firstNote}.` }, journalTerms(quote));
+  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}.` }, journalTerms(quote));
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4-5. Limits, in code, then the payer's balance and the scheme's readiness, before anything is signed.
@@ -148,7 +149,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const { permit2Missing } = checked;
 
   // A metered quote is signed as a Permit2 permit for its ceiling, an exact one as EIP-3009.
-  const typedData = typedDataFor(quote, deps.network.chainId);
+  const typedData = scheme.typedData(quote, deps.network.chainId);
 
   // 6. With the user's wallet, stop here and ask for a signature.
   if (request.payer.kind === "user") {
@@ -158,7 +159,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     const approval = approvalRequest(quote, typedData, permit2Missing);
     // Where the service offers sign-in-with-x, the wallet may sign in instead if it paid before.
     const signIn = offerSignIn(deps, request, paymentRequired);
-    const asked = option.upto ? `Approve up to ${amount} USDC to ${request.service} in your wallet (metered: it takes what it uses)` : `Approve ${amount} USDC to ${request.service} in your wallet`;
+    const asked = scheme.words.approve(amount, request.service);
     const permit2Note = permit2Missing ? "; first, your wallet must let Permit2 move its USDC (a one-time approve transaction)" : "";
     request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, ...(signIn ? { signIn } : {}), message: `${asked}${listingNote}${permit2Note}.` });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };
@@ -178,7 +179,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const signed = typedData;
   let signature: `0x${string}`;
   try {
-    signature = await signTypedQuote(request.payer.account, signed);
+    signature = await scheme.sign(request.payer.account, signed);
   } catch {
     await deps.ledger.release(quote.nonce).catch(() => undefined);
     request.tracker.releaseRequestBudget(option.amount);
