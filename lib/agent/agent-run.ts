@@ -6,7 +6,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
-import type { AgentConfirmation, ApprovalRequest, StreamWriter } from "../stream";
+import type { AgentConfirmation, ApprovalRequest } from "../stream";
 import { describeInputContract } from "../x402/call-usage";
 import { conversationIdOf, declaredCallProblem, NO_PAYER, refused, unlistedCallProblem } from "./call-checks";
 import type { DiscoveryClient, ServiceListing } from "../x402/discovery-client";
@@ -15,6 +15,7 @@ import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependen
 import { userNamed } from "./named-urls";
 import { askConfirmation } from "./purchase/ask-confirmation";
 import { PaymentTracker } from "./purchase/payment-tracker";
+import type { PaymentListener } from "./purchase/payment-listener";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { paymentIdentifierFor } from "../x402/payment-identifier";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type Payer, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
@@ -46,7 +47,7 @@ export class AgentRun {
       messages: ChatMessage[];
       walletAddress: `0x${string}` | undefined;
       limits: EffectiveLimits;
-      writer: StreamWriter;
+      writer: PaymentListener;
       /** Epoch ms: no payment starts after it, and every wait ends by it. */
       deadline: number;
       /** Identifies the request across retries (Idempotency-Key, or a hash of payer and conversation). */
