@@ -2,6 +2,7 @@
  * The payments of one chat request: sends their progress as `p:` events, remembers each
  * one's latest state for the `d:` summary, and derives the request's finish reason.
  */
+import type { PaymentListener } from "./payment-listener";
 import type { PaymentJournal } from "../../journal/payment-journal";
 import type { SignedReceipt } from "../../x402/signed-receipt";
 import type {
@@ -9,7 +10,6 @@ import type {
   PaymentEvent,
   PaymentFailureReason,
   PaymentSummary,
-  StreamWriter,
 } from "../../stream";
 
 export type PaymentUpdate = Omit<PaymentEvent, "at"> & {
@@ -54,7 +54,7 @@ export class PaymentTracker {
   private journalFailed = false;
 
   constructor(
-    private readonly writer: Pick<StreamWriter, "payment" | "statusOf">,
+    private readonly writer: PaymentListener,
     private readonly journaling?: JournalContext,
   ) {}
 
