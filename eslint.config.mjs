@@ -29,8 +29,6 @@ const layerZones = LIB_LAYERS.slice(0, -1).map((layer, index) => ({
 
 /** Files that are over the line limit for a reason, each until the change that ends the reason. */
 const MAX_LINES_EXEMPT = [
-  // Being split in another branch of the same issue; this exemption goes when it merges.
-  "lib/agent/agent-run.ts",
 ];
 
 const config = [
@@ -73,10 +71,8 @@ const config = [
       "max-lines": ["error", { max: 250, skipBlankLines: false, skipComments: false }],
     },
   },
-  {
-    files: MAX_LINES_EXEMPT,
-    rules: { "max-lines": "off" },
-  },
+  // Flat config refuses an empty `files`; the exemption block exists only while one is listed.
+  ...(MAX_LINES_EXEMPT.length > 0 ? [{ files: MAX_LINES_EXEMPT, rules: { "max-lines": "off" } }] : []),
 ];
 
 export default config;
