@@ -7,6 +7,7 @@ import { DEV_ACCOUNT_COUNT, ANVIL_MNEMONIC, devAccounts } from "./chain/dev-acco
 import { installMulticall3 } from "./chain/install-multicall3";
 import { installPermit2, PERMIT2 } from "./chain/install-permit2";
 import { installUptoProxy, UPTO_PROXY } from "./chain/install-upto-proxy";
+import { BATCH_SETTLEMENT, ERC3009_DEPOSIT_COLLECTOR, installBatchSettlement } from "./chain/install-batch-settlement";
 import { localChain, localPublicClient, localTestClient, setIntervalMining } from "./chain/local-chain";
 import { startAnvil, type AnvilProcess } from "./chain/start-anvil";
 import { DevnetOptions, type StartDevnetOptions } from "./devnet-options";
@@ -96,6 +97,8 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       installMulticall3(publicClient, testClient),
       // Permit2 and the x402 upto proxy at the addresses @x402/evm uses on every chain.
       installPermit2(publicClient, testClient).then(() => installUptoProxy(testClient)),
+      // The batch-settlement channel contract and its ERC-3009 deposit collector, likewise.
+      installBatchSettlement(testClient),
     ]);
     // The one-time step before any Permit2 payment (upto), for the wallets that hold USDC.
     await approvePermit2({ chain, publicClient, token: usdc.address, owners: [accounts.agent, accounts.user] });
