@@ -33,6 +33,12 @@ export const DevnetOptions = z.object({
    * default: the same tools twice would only crowd the demo's discovery.
    */
   mcpOverSse: z.boolean().default(false),
+  /**
+   * How often each channel service (x402 `batch-settlement`) claims the vouchers it holds and
+   * settles what it claimed; 0 = never on a timer, only on stop and on `devnet.channels.flush()`
+   * (what a test that counts transactions wants).
+   */
+  channelClaimIntervalSeconds: z.number().int().min(0).max(3_600).default(60),
 });
 
 export type StartDevnetOptions = z.input<typeof DevnetOptions>;

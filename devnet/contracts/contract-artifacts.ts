@@ -43,5 +43,5 @@ export function readContractArtifact(contract: DevnetContract): ContractArtifact
 /** A committed build: its ABI and the runtime code the devnet places with `anvil_setCode`. */
 export function loadContractArtifact(contract: DevnetContract): { abi: Abi; runtimeBytecode: Hex } {
   const artifact = readContractArtifact(contract);
-  return { abi: artifact.abi as Abi, runtimeBytecode: artifact.runtimeBytecode as Hex };
+  return { abi: artifact.abi as unknown as Abi, runtimeBytecode: artifact.runtimeBytecode as Hex };
 }

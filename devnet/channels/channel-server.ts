@@ -1,0 +1,114 @@
+import { createServer } from "node:http";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { AuthorizerSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import express from "express";
+import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { closeServer, listen, LOOPBACK_HOST } from "../http/listen";
+import { MAX_TIMEOUT_SECONDS, type PaymentTerms } from "../services/payment-terms";
+import type { ChannelService } from "./channel-catalog";
+
+/**
+ * The withdraw delay every channel service asks for: the scheme's minimum (15 minutes), the
+ * time a payer who withdraws alone waits, and the service has to claim what it is owed.
+ */
+export const CHANNEL_WITHDRAW_DELAY_SECONDS = 900;
+
+/** One channel service, served: its URL, the `accepts` of its own 402, and its scheme's state. */
+export type ChannelServer = {
+  service: ChannelService;
+  url: string;
+  accepts: Record<string, unknown>[];
+  /** The same, as the payment requirements the scheme works with. */
+  requirements: PaymentRequirements;
+  /** The extensions of its 402: the bazaar declaration as the resource server answers it (with the method). */
+  extensions: Record<string, unknown>;
+  scheme: BatchSettlementEvmScheme;
+  facilitator: HTTPFacilitatorClient;
+  stop(): Promise<void>;
+};
+
+/** The payee's key as the scheme's receiver authorizer: it signs the service's claims and refunds. */
+export function payeeAuthorizer(payeeKey: Hex): AuthorizerSigner {
+  const account = privateKeyToAccount(payeeKey);
+  return { address: account.address, signTypedData: (request) => account.signTypedData(request as Parameters<typeof account.signTypedData>[0]) };
+}
+
+/**
+ * Serves one channel service with the official server packages only: `@x402/express`'s
+ * `paymentMiddleware` over `@x402/core`'s resource server, `@x402/evm`'s batch-settlement server
+ * scheme (which keeps each channel's state, checks vouchers itself and sends deposits and
+ * refunds to the facilitator) and the bazaar extension. The service's inputs are checked before
+ * the middleware, so a bad call is refused with 400 before anything is signed or verified.
+ */
+export async function startChannelServer(service: ChannelService, terms: PaymentTerms, facilitatorUrl: string): Promise<ChannelServer> {
+  if (!terms.payeeKey) throw new Error(`${service.name}: a channel service needs the payee's key to sign its claims`);
+  const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl });
+  const scheme = new BatchSettlementEvmScheme(terms.payTo, { receiverAuthorizerSigner: payeeAuthorizer(terms.payeeKey), withdrawDelay: CHANNEL_WITHDRAW_DELAY_SECONDS });
+  const resourceServer = new x402ResourceServer(facilitator).register(terms.network, scheme).registerExtension(bazaarResourceServerExtension);
+  const examples = Object.fromEntries(Object.entries(service.parameters).map(([key, parameter]) => [key, parameter.example]));
+  const route = {
+    accepts: {
+      scheme: "batch-settlement",
+      network: terms.network,
+      payTo: terms.payTo,
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      // The local USDC named outright (the package's default assets know public chains only),
+      // with its EIP-712 domain for the deposit's authorization and the deposit to suggest.
+      price: { amount: service.price.toString(), asset: terms.token.address, extra: { name: terms.token.name, version: terms.token.version, minDeposit: service.minDeposit.toString() } },
+    },
+    description: service.description,
+    mimeType: "application/json",
+    serviceName: service.serviceName,
+    tags: service.tags,
+    extensions: declareDiscoveryExtension({
+      input: examples,
+      inputSchema: {
+        properties: Object.fromEntries(Object.entries(service.parameters).map(([key, parameter]) => [key, { type: "string", description: parameter.description }])),
+        required: Object.keys(service.parameters),
+      },
+      output: { example: service.produce(examples) },
+    }),
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.get(service.path, (request, response, next) => {
+    const input = service.input.safeParse(request.query);
+    if (!input.success) return void response.status(400).json({ error: input.error.issues.map((issue) => issue.message).join("; ") });
+    next();
+  });
+  app.use(paymentMiddleware({ [`GET ${service.path}`]: route }, resourceServer));
+  app.get(service.path, (request, response) => {
+    response.json(service.produce(service.input.parse(request.query)));
+  });
+
+  const server = createServer(app);
+  const port = await listen(server);
+  const url = `http://${LOOPBACK_HOST}:${port}${service.path}`;
+  try {
+    const { accepts: offered, extensions = {} } = await ownPaymentRequired(service, url);
+    const [requirements] = offered;
+    if (!requirements || offered.length !== 1) throw new Error(`${service.name}: its 402 should offer one option, not ${offered.length}`);
+    return { service, url, accepts: offered.map((accept) => ({ ...accept })), requirements, extensions, scheme, facilitator, stop: () => closeServer(server) };
+  } catch (error) {
+    await closeServer(server);
+    throw error;
+  }
+}
+
+/** The service's own 402 for its example call, from which a facilitator records its listing. */
+async function ownPaymentRequired(service: ChannelService, url: string): Promise<PaymentRequired> {
+  const example = new URL(url);
+  for (const [key, parameter] of Object.entries(service.parameters)) example.searchParams.set(key, parameter.example);
+  const response = await fetch(example);
+  await response.body?.cancel();
+  const header = response.headers.get("payment-required");
+  if (response.status !== 402 || !header) throw new Error(`${service.name}: expected a 402 with PAYMENT-REQUIRED, got ${response.status}`);
+  return decodePaymentRequiredHeader(header);
+}
