@@ -20,7 +20,7 @@ export function channelDiscoveryItem({ service, url, accepts, extensions }: Chan
 }
 
 /** A channel service as the coordinates file describes it: `scheme: "batch-settlement"`, its per-call price and example call. */
-export function channelCoordinatesEntry({ service, url, requirements }: ChannelServer) {
+export function channelCoordinatesEntry({ service, url, payTo, requirements }: ChannelServer) {
   const example = new URL(url);
   for (const [key, parameter] of Object.entries(service.parameters)) example.searchParams.set(key, parameter.example);
   return {
@@ -37,6 +37,7 @@ export function channelCoordinatesEntry({ service, url, requirements }: ChannelS
     example: { url: example.toString() },
     offline: false,
     scheme: "batch-settlement" as const,
+    payTo,
     channel: { minDeposit: service.minDeposit.toString(), withdrawDelaySeconds: Number(requirements.extra.withdrawDelay), hostile: service.behaviour !== "honest" },
   };
 }

@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, get } from "node:http";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -7,7 +7,7 @@ import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import express from "express";
-import type { Hex } from "viem";
+import { concat, keccak256, stringToHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { closeServer, listen, LOOPBACK_HOST } from "../http/listen";
 import { MAX_TIMEOUT_SECONDS, type PaymentTerms } from "../services/payment-terms";
@@ -19,10 +19,23 @@ import type { ChannelService } from "./channel-catalog";
  */
 export const CHANNEL_WITHDRAW_DELAY_SECONDS = 900;
 
+/**
+ * A channel service's own payee (its `payTo`, the channels' `receiver`). A channel is per payer
+ * and receiver, so two services paid to one address would share each payer's channel, and each
+ * would need the other's record of it; like separate companies, each has its own. The address is
+ * derived from the merchant's key and the service's name, so it is stable and its key known
+ * (`keccak256(merchantKey ‖ "x402 channel payee <name>")`); the merchant's key stays the receiver
+ * authorizer that signs every channel service's claims and refunds.
+ */
+export function channelPayee(merchantKey: Hex, name: string): Address {
+  return privateKeyToAccount(keccak256(concat([merchantKey, stringToHex(`x402 channel payee ${name}`)]))).address;
+}
+
 /** One channel service, served: its URL, the `accepts` of its own 402, and its scheme's state. */
 export type ChannelServer = {
   service: ChannelService;
   url: string;
+  payTo: Address;
   accepts: Record<string, unknown>[];
   /** The same, as the payment requirements the scheme works with. */
   requirements: PaymentRequirements;
@@ -49,14 +62,15 @@ export function payeeAuthorizer(payeeKey: Hex): AuthorizerSigner {
 export async function startChannelServer(service: ChannelService, terms: PaymentTerms, facilitatorUrl: string): Promise<ChannelServer> {
   if (!terms.payeeKey) throw new Error(`${service.name}: a channel service needs the payee's key to sign its claims`);
   const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl });
-  const scheme = new BatchSettlementEvmScheme(terms.payTo, { receiverAuthorizerSigner: payeeAuthorizer(terms.payeeKey), withdrawDelay: CHANNEL_WITHDRAW_DELAY_SECONDS });
+  const payTo = channelPayee(terms.payeeKey, service.name);
+  const scheme = new BatchSettlementEvmScheme(payTo, { receiverAuthorizerSigner: payeeAuthorizer(terms.payeeKey), withdrawDelay: CHANNEL_WITHDRAW_DELAY_SECONDS });
   const resourceServer = new x402ResourceServer(facilitator).register(terms.network, scheme).registerExtension(bazaarResourceServerExtension);
   const examples = Object.fromEntries(Object.entries(service.parameters).map(([key, parameter]) => [key, parameter.example]));
   const route = {
     accepts: {
       scheme: "batch-settlement",
       network: terms.network,
-      payTo: terms.payTo,
+      payTo,
       maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
       // The local USDC named outright (the package's default assets know public chains only),
       // with its EIP-712 domain for the deposit's authorization and the deposit to suggest.
@@ -95,20 +109,29 @@ export async function startChannelServer(service: ChannelService, terms: Payment
     const { accepts: offered, extensions = {} } = await ownPaymentRequired(service, url);
     const [requirements] = offered;
     if (!requirements || offered.length !== 1) throw new Error(`${service.name}: its 402 should offer one option, not ${offered.length}`);
-    return { service, url, accepts: offered.map((accept) => ({ ...accept })), requirements, extensions, scheme, facilitator, stop: () => closeServer(server) };
+    return { service, url, payTo, accepts: offered.map((accept) => ({ ...accept })), requirements, extensions, scheme, facilitator, stop: () => closeServer(server) };
   } catch (error) {
     await closeServer(server);
     throw error;
   }
 }
 
-/** The service's own 402 for its example call, from which a facilitator records its listing. */
+/**
+ * The service's own 402 for its example call, from which a facilitator records its listing.
+ * Asked on a connection of its own that closes after the answer: a socket left in fetch's shared
+ * pool would be closed by the server's keep-alive timeout just as the first caller reused it.
+ */
 async function ownPaymentRequired(service: ChannelService, url: string): Promise<PaymentRequired> {
   const example = new URL(url);
   for (const [key, parameter] of Object.entries(service.parameters)) example.searchParams.set(key, parameter.example);
-  const response = await fetch(example);
-  await response.body?.cancel();
-  const header = response.headers.get("payment-required");
-  if (response.status !== 402 || !header) throw new Error(`${service.name}: expected a 402 with PAYMENT-REQUIRED, got ${response.status}`);
+  const { status, header } = await new Promise<{ status: number; header: string | undefined }>((resolve, reject) => {
+    const request = get(example, { agent: false }, (response) => {
+      response.resume();
+      const value = response.headers["payment-required"];
+      resolve({ status: response.statusCode ?? 0, header: Array.isArray(value) ? value[0] : value });
+    });
+    request.on("error", reject);
+  });
+  if (status !== 402 || !header) throw new Error(`${service.name}: expected a 402 with PAYMENT-REQUIRED, got ${status}`);
   return decodePaymentRequiredHeader(header);
 }

@@ -49,6 +49,8 @@ export const DevnetService = z.object({
    * "batch-settlement" (a payment channel: one deposit, then a signed voucher per call at `price`).
    */
   scheme: z.enum(["exact", "upto", "batch-settlement"]).optional(),
+  /** Who is paid, where it is not the merchant account (each channel service has its own payee). */
+  payTo: Address.optional(),
   /** A channel service's terms (devnet/README.md, "Channel services"). */
   channel: z
     .object({

@@ -72,6 +72,7 @@ const named = (name: string): Service => {
   return found;
 };
 const exampleUrl = (service: Service) => service.example?.url ?? service.url;
+const payeeOf = (service: Service) => getAddress(service.payTo ?? devnet.accounts.merchant.address);
 const usdcBalance = (address: Address) => chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 const channelState = async (channelId: Hex) => (await chain.readContract({ address: contract, abi, functionName: "channels", args: [channelId] })) as readonly [bigint, bigint];
 const localChain = () => ({ id: devnet.chainId, name: "devnet", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [devnet.rpcUrl] } } });
@@ -146,8 +147,8 @@ describe("a channel service paid by the official client", () => {
     const service = named("tick-feed");
     expect(service).toMatchObject({ scheme: "batch-settlement", price: "0.001", amount: "1000", channel: { minDeposit: "50000", withdrawDelaySeconds: 900, hostile: false } });
     const { account, scheme, pay } = officialChannelClient(devnet.accounts.user.privateKey as Hex);
-    const merchant = getAddress(devnet.accounts.merchant.address);
-    const before = { payer: await usdcBalance(account.address), merchant: await usdcBalance(merchant) };
+    const payee = payeeOf(service);
+    const before = { payer: await usdcBalance(account.address), payee: await usdcBalance(payee) };
     const { channelId } = await channelOf(scheme, service);
 
     const first = await pay(exampleUrl(service));
@@ -172,7 +173,7 @@ describe("a channel service paid by the official client", () => {
       expect(settlement, `call ${call}`).toMatchObject({ success: true, transaction: "", extra: { chargedAmount: "1000", channelState: { chargedCumulativeAmount: String(call * 1000) } } });
     }
     expect(await chain.getBlockNumber(), "no transaction while paying with vouchers").toBe(afterDeposit);
-    expect(await usdcBalance(merchant)).toBe(before.merchant);
+    expect(await usdcBalance(payee)).toBe(before.payee);
     const sorted = [...timings].sort((left, right) => left - right);
     console.log(`batch-settlement: 19 voucher calls through the official client, median ${sorted[9]?.toFixed(1)} ms, slowest ${sorted.at(-1)?.toFixed(1)} ms (loopback, service + client, no chain)`);
 
@@ -183,8 +184,8 @@ describe("a channel service paid by the official client", () => {
     expect(await chain.getBlockNumber()).toBe(afterDeposit + 2n);
     const settleReceipt = await chain.getTransactionReceipt({ hash: round?.settle?.transaction as Hex });
     const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: settleReceipt.logs });
-    expect(transfers.map((log) => [log.args.from, log.args.to, log.args.value])).toEqual([[contract, merchant, 20_000n]]);
-    expect(await usdcBalance(merchant)).toBe(before.merchant + 20_000n);
+    expect(transfers.map((log) => [log.args.from, log.args.to, log.args.value])).toEqual([[contract, payee, 20_000n]]);
+    expect(await usdcBalance(payee)).toBe(before.payee + 20_000n);
     expect(await channelState(channelId)).toEqual([50_000n, 20_000n]);
 
     // The cooperative refund, asked by the client: the unspent 30 000 go back to the payer.
@@ -192,7 +193,31 @@ describe("a channel service paid by the official client", () => {
     expect(refund).toMatchObject({ success: true, amount: "30000" });
     expect(await channelState(channelId)).toEqual([20_000n, 20_000n]);
     expect(await usdcBalance(account.address)).toBe(before.payer - 20_000n);
-    expect(await usdcBalance(merchant)).toBe(before.merchant + 20_000n);
+    expect(await usdcBalance(payee)).toBe(before.payee + 20_000n);
+  });
+});
+
+describe("the other honest channel service", () => {
+  it("word-lookup: three calls, one deposit, one claim round paying three prices", { timeout: 60_000 }, async () => {
+    const service = named("word-lookup");
+    expect(service).toMatchObject({ scheme: "batch-settlement", price: "0.0005", amount: "500", channel: { minDeposit: "20000", hostile: false } });
+    const { scheme, pay } = officialChannelClient(devnet.accounts.user.privateKey as Hex);
+    // Its own payee, so its own channel with the same payer: tick-feed's state is not its business.
+    const payee = payeeOf(service);
+    expect(payee).not.toBe(payeeOf(named("tick-feed")));
+    expect((await channelOf(scheme, service)).channelId).not.toBe((await channelOf(scheme, named("tick-feed"))).channelId);
+    const payeeBefore = await usdcBalance(payee);
+    const transactions: string[] = [];
+    for (let call = 1; call <= 3; call++) {
+      const response = await pay(exampleUrl(service));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ demo: true, word: "ephemeral" });
+      transactions.push(decodePaymentResponseHeader(response.headers.get("payment-response") ?? "").transaction);
+    }
+    expect(transactions.map((transaction) => transaction !== "")).toEqual([true, false, false]);
+    const round = (await devnet.channels.flush()).find((entry) => entry.service === "word-lookup");
+    expect(round).toMatchObject({ claims: [{ vouchers: 1 }], settle: { transaction: expect.stringMatching(/^0x/) } });
+    expect(await usdcBalance(payee)).toBe(payeeBefore + 1_500n);
   });
 });
 
@@ -201,39 +226,42 @@ describe("what no channel service can do", () => {
     const service = named("greedy-ticks");
     expect(service.channel?.hostile).toBe(true);
     const { account, scheme, pay } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
-    const merchant = getAddress(devnet.accounts.merchant.address);
+    const payee = payeeOf(service);
+    // The receiver authorizer (the merchant's key) may send a claim itself.
+    const authorizer = getAddress(devnet.accounts.merchant.address);
     const { channelId, config, requirements } = await channelOf(scheme, service);
     for (let call = 1; call <= 3; call++) {
       const response = await pay(exampleUrl(service));
       expect(response.status).toBe(200);
       await response.body?.cancel();
     }
-    expect(await channelState(channelId)).toEqual([50_000n, 0n]);
-    const merchantBefore = await usdcBalance(merchant);
+    expect(await channelState(channelId)).toEqual([40_000n, 0n]);
+    const payeeBefore = await usdcBalance(payee);
 
     const round = (await devnet.channels.flush()).find((entry) => entry.service === "greedy-ticks");
     expect(round?.overClaims).toEqual([
       {
         channelId,
-        highestVoucher: "3000",
-        attempted: "50000",
+        highestVoucher: "2400",
+        attempted: "40000",
         facilitator: { success: false, errorReason: "invalid_batch_settlement_evm_claim_simulation_failed" },
         transaction: expect.stringMatching(/^0x/),
         status: "reverted",
       },
     ]);
-    expect(await channelState(channelId)).toEqual([50_000n, 0n]);
-    expect(await usdcBalance(merchant)).toBe(merchantBefore);
+    expect(await channelState(channelId)).toEqual([40_000n, 0n]);
+    expect(await usdcBalance(payee)).toBe(payeeBefore);
 
     // Why, by the contract's own errors: past the voucher, past the deposit, or a voucher the payer never signed.
-    const voucher = await signVoucher(toClientEvmSigner(account, chain), channelId, "3000", devnet.network);
+    const voucher = await signVoucher(toClientEvmSigner(account, chain), channelId, "2400", devnet.network);
     const claimAs = (maxClaimableAmount: bigint, totalClaimed: bigint, signature: Hex = voucher.signature) =>
-      chain.simulateContract({ account: merchant, address: contract, abi, functionName: "claim", args: [[{ voucher: { channel: config, maxClaimableAmount }, signature, totalClaimed }]] });
-    expect(await revertName(claimAs(3_000n, 3_001n))).toBe("ClaimExceedsVoucher");
+      chain.simulateContract({ account: authorizer, address: contract, abi, functionName: "claim", args: [[{ voucher: { channel: config, maxClaimableAmount }, signature, totalClaimed }]] });
+    expect(await revertName(claimAs(2_400n, 2_401n))).toBe("ClaimExceedsVoucher");
     expect(await revertName(claimAs(4_000n, 4_000n))).toBe("InvalidVoucherSignature");
     const overDeposit = await signVoucher(toClientEvmSigner(account, chain), channelId, "60000", devnet.network);
     expect(await revertName(claimAs(60_000n, 60_000n, overDeposit.signature))).toBe("ClaimExceedsBalance");
-    expect(await revertName(claimAs(3_000n, 3_000n))).toBe("no revert");
+    // The most it can claim: exactly the highest voucher.
+    expect(await revertName(claimAs(2_400n, 2_400n))).toBe("no revert");
 
     // The facilitator refuses a voucher above the channel's deposit before any service could accept it.
     const verified = await fetch(new URL("/verify", devnet.facilitatorUrl), {
@@ -249,7 +277,7 @@ describe("what no channel service can do", () => {
     const { account, scheme } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
     const { channelId, config } = await channelOf(scheme, service);
     const [balance, claimed] = await channelState(channelId);
-    expect(balance).toBe(50_000n);
+    expect(balance).toBe(40_000n);
     const payerBefore = await usdcBalance(account.address);
     const wallet = createWalletClient({ account, chain: localChain(), transport: http(devnet.rpcUrl) });
     const testClient = createTestClient({ mode: "anvil", chain: localChain(), transport: http(devnet.rpcUrl) });
