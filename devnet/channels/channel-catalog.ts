@@ -3,11 +3,13 @@ import { usdc } from "../services/define-service";
 import { DEMO_NOTE, seededFraction, spotPrice } from "../services/demo-data";
 
 /**
- * What a channel service does with the vouchers it holds: claims what it charged (honest), or
- * tries to claim past the payer's highest voucher, as a dishonest service would (the contract
- * refuses: a claim never exceeds the `maxClaimableAmount` the payer signed).
+ * How a channel service treats its payers: it serves every voucher and claims what it charged
+ * (honest); it tries to claim past the payer's highest voucher (the contract refuses: a claim
+ * never exceeds the `maxClaimableAmount` the payer signed); or it takes the deposit and then
+ * refuses every voucher (the payer gets the rest back with a withdrawal, after the delay).
  */
-export type ChannelBehaviour = "honest" | "over-claims";
+export const CHANNEL_BEHAVIOURS = ["honest", "over-claims", "refuses-vouchers"] as const;
+export type ChannelBehaviour = (typeof CHANNEL_BEHAVIOURS)[number];
 
 /**
  * A service paid per call through an x402 `batch-settlement` channel: one deposit, then a signed
@@ -87,5 +89,18 @@ export const CHANNEL_SERVICES: readonly ChannelService[] = [
     input: Symbol,
     produce: priceTick,
     behaviour: "over-claims",
+  },
+  {
+    name: "deposit-trap",
+    serviceName: "Devnet Tick Trap",
+    path: "/ticks/trap",
+    price: usdc("0.0009"),
+    minDeposit: usdc("0.03"),
+    description: "Price ticks at 0.0009 USDC a call through a payment channel; hostile: takes the deposit, then refuses every voucher.",
+    tags: ["crypto", "price", "tick", "hostile", "channel"],
+    parameters: { symbol: { description: "Ticker symbol, e.g. BTC", example: "SOL" } },
+    input: Symbol,
+    produce: priceTick,
+    behaviour: "refuses-vouchers",
   },
 ];

@@ -38,6 +38,6 @@ export function channelCoordinatesEntry({ service, url, payTo, requirements }: C
     offline: false,
     scheme: "batch-settlement" as const,
     payTo,
-    channel: { minDeposit: service.minDeposit.toString(), withdrawDelaySeconds: Number(requirements.extra.withdrawDelay), hostile: service.behaviour !== "honest" },
+    channel: { minDeposit: service.minDeposit.toString(), withdrawDelaySeconds: Number(requirements.extra.withdrawDelay), behaviour: service.behaviour },
   };
 }

@@ -1,12 +1,12 @@
 import { createServer, get } from "node:http";
-import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, decodePaymentSignatureHeader } from "@x402/core/http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { AuthorizerSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
-import express from "express";
+import express, { type NextFunction, type Request, type Response } from "express";
 import { concat, keccak256, stringToHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { closeServer, listen, LOOPBACK_HOST } from "../http/listen";
@@ -97,6 +97,7 @@ export async function startChannelServer(service: ChannelService, terms: Payment
     if (!input.success) return void response.status(400).json({ error: input.error.issues.map((issue) => issue.message).join("; ") });
     next();
   });
+  if (service.behaviour === "refuses-vouchers") app.get(service.path, refuseVouchers);
   app.use(paymentMiddleware({ [`GET ${service.path}`]: route }, resourceServer));
   app.get(service.path, (request, response) => {
     response.json(service.produce(service.input.parse(request.query)));
@@ -114,6 +115,23 @@ export async function startChannelServer(service: ChannelService, terms: Payment
     await closeServer(server);
     throw error;
   }
+}
+
+/**
+ * The deposit trap's refusal: a payment that is a voucher (the payer's channel already holds its
+ * deposit) gets a 402 and no answer, before the payment middleware sees it. A deposit (the first
+ * call) is taken and served as usual.
+ */
+function refuseVouchers(request: Request, response: Response, next: NextFunction): void {
+  const header = request.header("payment-signature");
+  let type: unknown;
+  try {
+    type = header ? (decodePaymentSignatureHeader(header).payload as { type?: unknown }).type : undefined;
+  } catch {
+    type = undefined;
+  }
+  if (type !== "voucher") return next();
+  response.status(402).json({ error: "voucher_refused", detail: "This service takes deposits and refuses vouchers (a hostile devnet service)." });
 }
 
 /**

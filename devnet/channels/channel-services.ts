@@ -8,10 +8,10 @@ import { attemptOverClaims, type OverClaim } from "./over-claim";
 /** What one claim round of one service did. */
 export type ChannelRound = {
   service: string;
-  /** The honest services' claims (one per batch of vouchers) and the settlement after them. */
+  /** The claims (one per batch of vouchers) and the settlement after them, of every service but the over-claiming one. */
   claims: ClaimResult[];
   settle?: SettleResult;
-  /** The hostile service's attempts to claim past the vouchers. */
+  /** The over-claiming service's attempts to claim past the vouchers. */
   overClaims: OverClaim[];
   /** Why the round failed, if it did (the facilitator refused, the chain was gone). */
   error?: string;
@@ -44,16 +44,16 @@ export async function startChannelServices(services: readonly ChannelService[], 
   const started: { server: ChannelServer; manager: BatchSettlementChannelManager }[] = [];
   const stopAll = async () => {
     for (const { server } of started) await server.stop();
-    // The honest services claim and settle what they still hold; the hostile one never claims honestly.
-    await Promise.all(started.map(({ server, manager }) => manager.stop({ flush: server.service.behaviour === "honest" }).catch(() => undefined)));
+    // Each claims and settles what it still holds, but the over-claiming one, which never claims honestly.
+    await Promise.all(started.map(({ server, manager }) => manager.stop({ flush: server.service.behaviour !== "over-claims" }).catch(() => undefined)));
   };
   try {
     for (const service of services) {
       const server = await startChannelServer(service, options.terms, options.facilitatorUrl);
       const manager = server.scheme.createChannelManager(server.facilitator, options.terms.network, options.terms.token.address);
       started.push({ server, manager });
-      // The hostile service never claims honestly; its rounds run on flush() only.
-      if (service.behaviour === "honest" && options.claimIntervalSeconds > 0) {
+      // The over-claiming service never claims honestly; its rounds run on flush() only.
+      if (service.behaviour !== "over-claims" && options.claimIntervalSeconds > 0) {
         manager.start({ claimIntervalSecs: options.claimIntervalSeconds, settleIntervalSecs: options.claimIntervalSeconds, onError: () => undefined });
       }
     }

@@ -58,8 +58,11 @@ export const DevnetService = z.object({
       minDeposit: z.string().regex(/^\d+$/),
       /** How long a payer who withdraws alone waits (the channel's `withdrawDelay`). */
       withdrawDelaySeconds: z.number().int().positive(),
-      /** It tries to claim more than the vouchers allow (the contract refuses). */
-      hostile: z.boolean(),
+      /**
+       * "honest"; "over-claims" (tries to claim more than the vouchers allow: the contract
+       * refuses); "refuses-vouchers" (takes the deposit, then refuses every voucher).
+       */
+      behaviour: z.enum(["honest", "over-claims", "refuses-vouchers"]),
     })
     .optional(),
   /** A metered service's terms, as its 402 states them in `extra.metering` (devnet/README.md). */

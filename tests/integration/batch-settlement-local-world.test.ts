@@ -9,9 +9,10 @@
  *    service 20 times: one deposit transaction, then no transaction at all while it pays with
  *    vouchers; a claim round moves exactly the sum of the prices to the payee; a cooperative
  *    refund returns the rest to the payer.
- * 3. The hostile service tries to claim a payer's whole deposit: the facilitator refuses (its
- *    simulation on our contract reverts), and so does the contract when the claim is mined. A
- *    voucher above the deposit is refused; the payer's own withdrawal waits the channel's delay.
+ * 3. The hostile services: one tries to claim a payer's whole deposit, and the facilitator
+ *    refuses (its simulation on our contract reverts), and so does the contract when the claim
+ *    is mined; a voucher above the deposit is refused. The other takes the deposit and refuses
+ *    the vouchers; the payer's own withdrawal waits the channel's delay, then pays the rest back.
  */
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
@@ -145,7 +146,7 @@ describe("the batch-settlement contracts on the local chain", () => {
 describe("a channel service paid by the official client", () => {
   it("20 calls: one deposit transaction, none during the vouchers; the claim round pays exactly 20 prices; the refund returns the rest", { timeout: 60_000 }, async () => {
     const service = named("tick-feed");
-    expect(service).toMatchObject({ scheme: "batch-settlement", price: "0.001", amount: "1000", channel: { minDeposit: "50000", withdrawDelaySeconds: 900, hostile: false } });
+    expect(service).toMatchObject({ scheme: "batch-settlement", price: "0.001", amount: "1000", channel: { minDeposit: "50000", withdrawDelaySeconds: 900, behaviour: "honest" } });
     const { account, scheme, pay } = officialChannelClient(devnet.accounts.user.privateKey as Hex);
     const payee = payeeOf(service);
     const before = { payer: await usdcBalance(account.address), payee: await usdcBalance(payee) };
@@ -200,7 +201,7 @@ describe("a channel service paid by the official client", () => {
 describe("the other honest channel service", () => {
   it("word-lookup: three calls, one deposit, one claim round paying three prices", { timeout: 60_000 }, async () => {
     const service = named("word-lookup");
-    expect(service).toMatchObject({ scheme: "batch-settlement", price: "0.0005", amount: "500", channel: { minDeposit: "20000", hostile: false } });
+    expect(service).toMatchObject({ scheme: "batch-settlement", price: "0.0005", amount: "500", channel: { minDeposit: "20000", behaviour: "honest" } });
     const { scheme, pay } = officialChannelClient(devnet.accounts.user.privateKey as Hex);
     // Its own payee, so its own channel with the same payer: tick-feed's state is not its business.
     const payee = payeeOf(service);
@@ -224,7 +225,7 @@ describe("the other honest channel service", () => {
 describe("what no channel service can do", () => {
   it("claim more than the highest voucher: the facilitator refuses it, the contract reverts it on chain; a voucher above the deposit is refused", { timeout: 60_000 }, async () => {
     const service = named("greedy-ticks");
-    expect(service.channel?.hostile).toBe(true);
+    expect(service.channel?.behaviour).toBe("over-claims");
     const { account, scheme, pay } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
     const payee = payeeOf(service);
     // The receiver authorizer (the merchant's key) may send a claim itself.
@@ -272,18 +273,29 @@ describe("what no channel service can do", () => {
     expect(await verified.json()).toMatchObject({ isValid: false, invalidReason: "invalid_batch_settlement_evm_cumulative_exceeds_balance" });
   });
 
-  it("keep a payer's deposit: the payer withdraws alone, after the channel's delay and not a second sooner", { timeout: 60_000 }, async () => {
-    const service = named("greedy-ticks");
-    const { account, scheme } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
+  it("keep a payer's deposit: the trap takes it and refuses the vouchers; the payer withdraws alone, after the channel's delay and not a second sooner", { timeout: 60_000 }, async () => {
+    const service = named("deposit-trap");
+    expect(service.channel).toMatchObject({ minDeposit: "30000", behaviour: "refuses-vouchers" });
+    const { account, scheme, pay } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
     const { channelId, config } = await channelOf(scheme, service);
+    const first = await pay(exampleUrl(service));
+    expect(first.status).toBe(200);
+    await first.body?.cancel();
+    const second = await pay(exampleUrl(service));
+    expect(second.status).toBe(402);
+    expect(await second.json()).toMatchObject({ error: "voucher_refused" });
+    // It claims what it served (the deposit's first call), and holds the rest of the deposit hostage.
+    const round = (await devnet.channels.flush()).find((entry) => entry.service === "deposit-trap");
+    expect(round).toMatchObject({ claims: [{ vouchers: 1 }] });
     const [balance, claimed] = await channelState(channelId);
-    expect(balance).toBe(40_000n);
+    expect([balance, claimed]).toEqual([30_000n, 900n]);
     const payerBefore = await usdcBalance(account.address);
     const wallet = createWalletClient({ account, chain: localChain(), transport: http(devnet.rpcUrl) });
     const testClient = createTestClient({ mode: "anvil", chain: localChain(), transport: http(devnet.rpcUrl) });
     const mined = async (hash: Hex) => (await chain.waitForTransactionReceipt({ hash })).status;
 
     expect(await revertName(chain.simulateContract({ account: getAddress(devnet.accounts.merchant.address), address: contract, abi, functionName: "initiateWithdraw", args: [config, 1n] }))).toBe("Unauthorized");
+    expect(await revertName(chain.simulateContract({ account, address: contract, abi, functionName: "initiateWithdraw", args: [config, balance - claimed + 1n] }))).toBe("WithdrawalExceedsAvailable");
     expect(await mined(await wallet.writeContract({ address: contract, abi, functionName: "initiateWithdraw", args: [config, balance - claimed] }))).toBe("success");
     const [, initiatedAt] = (await chain.readContract({ address: contract, abi, functionName: "pendingWithdrawals", args: [channelId] })) as readonly [bigint, number];
     const finalize = () => chain.simulateContract({ account, address: contract, abi, functionName: "finalizeWithdraw", args: [config] });
@@ -296,7 +308,7 @@ describe("what no channel service can do", () => {
     await testClient.setNextBlockTimestamp({ timestamp: BigInt(initiatedAt) + 900n });
     expect(await mined(await wallet.writeContract({ address: contract, abi, functionName: "finalizeWithdraw", args: [config] }))).toBe("success");
     expect(await usdcBalance(account.address)).toBe(payerBefore + balance - claimed);
-    expect(await channelState(channelId)).toEqual([0n, 0n]);
+    expect(await channelState(channelId)).toEqual([900n, 900n]);
   });
 });
 

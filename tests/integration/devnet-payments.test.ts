@@ -184,7 +184,7 @@ describe("paying every paid service with the official x402 client", () => {
     const metered = paid().filter((service) => service.scheme === "upto").map((service) => service.name);
     const channels = paid().filter((service) => service.scheme === "batch-settlement").map((service) => service.name);
     expect(metered.sort()).toEqual(["overcharging-summary", "row-meter", "text-meter"]);
-    expect(channels.sort()).toEqual(["greedy-ticks", "tick-feed", "word-lookup"]);
+    expect(channels.sort()).toEqual(["deposit-trap", "greedy-ticks", "tick-feed", "word-lookup"]);
     expect([...new Set(kinds)].sort()).toEqual([...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered, ...channels].sort());
   });
 
