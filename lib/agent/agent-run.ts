@@ -8,26 +8,21 @@ import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { AgentConfirmation, ApprovalRequest } from "../stream";
 import { describeInputContract } from "../x402/call-usage";
-import { conversationIdOf, declaredCallProblem, NO_PAYER, refused, unlistedCallProblem } from "./call-checks";
+import { declaredCallProblem, NO_PAYER, payerOf, refused, unlistedCallProblem } from "./call-checks";
 import type { DiscoveryClient } from "../x402/discovery-client";
 import type { ServiceListing } from "../x402/discovery-listing";
 import { chooseBodyType, encodeRequestBody } from "../x402/request-body";
 import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependencies";
 import { userNamed } from "./named-urls";
-import { askConfirmation } from "./purchase/ask-confirmation";
-import { PaymentTracker } from "./purchase/payment-tracker";
+import { askGoAhead } from "./ask-go-ahead";
+import type { PaymentTracker } from "./purchase/payment-tracker";
+import { runTracker } from "./run-tracker";
 import type { PaymentListener } from "./purchase/payment-listener";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { paymentIdentifierFor } from "../x402/payment-identifier";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type Payer, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
 import { mcpCallBody, mcpResourceOf, runMcpPurchase } from "./purchase/mcp-purchase";
 import { MAX_TOOL_CALLS_PER_STEP, type EncodedCall, type McpToolCall, type PurchaseCall, type UnlistedCalls } from "./agent-run-types";
-
-export type { AccessSettings, AgentDependencies, AgentSettings } from "./agent-dependencies";
-export { purchaseDependenciesOf } from "./agent-dependencies";
-
-export { MAX_TOOL_CALLS_PER_STEP } from "./agent-run-types";
-export type { McpToolCall, PurchaseCall, UnlistedCalls } from "./agent-run-types";
 
 export class AgentRun {
   readonly tracker: PaymentTracker;
@@ -64,12 +59,7 @@ export class AgentRun {
     const journaled = input.walletAddress === undefined || input.walletProven;
     this.now = deps.now ?? Date.now;
     this.purchaseDeps = { ...purchaseDependenciesOf(deps), now: this.now };
-    this.tracker = new PaymentTracker(input.writer, journaled ? {
-      journal: deps.store.journal,
-      requestKey: input.requestKey,
-      conversationId: conversationIdOf(input.messages),
-      now: deps.now,
-    } : undefined);
+    this.tracker = runTracker(deps, input, journaled);
   }
 
   /** Called before each model step. */
@@ -100,7 +90,11 @@ export class AgentRun {
     const listing = this.deps.discovery.lookup(call.url);
     // An MCP server's endpoint takes MCP messages, not the model's HTTP request.
     if (!listing && this.deps.discovery.isMcpEndpoint(call.url)) {
-      return Promise.resolve(refused("Not called, nothing was paid: this URL is an MCP server that discovery listed; call its tools with call_paid_mcp_tool (its endpoint, the tool's name and the tool's arguments)."));
+      return Promise.resolve(
+        refused(
+          "Not called, nothing was paid: this URL is an MCP server that discovery listed; call its tools with call_paid_mcp_tool (its endpoint, the tool's name and the tool's arguments).",
+        ),
+      );
     }
     // Unless the model named a type, the body goes the way the service declared it takes one.
     const encoding = call.body ? encodeRequestBody(call.body.value, chooseBodyType(call.body.value, call.body.type, listing?.input?.body?.type)) : undefined;
@@ -112,7 +106,9 @@ export class AgentRun {
     // The same text sent as another type is another request, so the content type is part of the
     // intent; a body-less call keeps the key it always had.
     const body = encoded.body ? `${encoded.body.contentType}\n${encoded.body.text}` : "";
-    return this.once(`${call.method}\n${call.url}\n${body}`, { resource: call.url, method: call.method }, (paymentIdentifier) => this.purchaseNow(encoded, listing, paymentIdentifier));
+    return this.once(`${call.method}\n${call.url}\n${body}`, { resource: call.url, method: call.method }, (paymentIdentifier) =>
+      this.purchaseNow(encoded, listing, paymentIdentifier),
+    );
   }
 
   /**
@@ -135,7 +131,9 @@ export class AgentRun {
       this.deps.store.journal
         .ofRequest(this.input.requestKey, 20)
         .then((payments) => payments.find((payment) => payment.resource === journaled.resource && (payment.method ?? "GET") === journaled.method));
-    const work = purchaseOnce({ store: this.deps.store.idempotency, key, tracker: this.tracker, earlier }, () => run(paymentIdentifierFor(this.deps.quoteSecret, key)));
+    const work = purchaseOnce({ store: this.deps.store.idempotency, key, tracker: this.tracker, earlier }, () =>
+      run(paymentIdentifierFor(this.deps.quoteSecret, key)),
+    );
     this.byIntent.set(intent, work);
     return work;
   }
@@ -148,7 +146,11 @@ export class AgentRun {
   purchaseMcpTool(call: McpToolCall): Promise<PurchaseOutcome | { status: "refused"; message: string }> {
     const listing = this.deps.discovery.lookupMcpTool(call.endpoint, call.toolName);
     if (!listing && !this.deps.discovery.isMcpEndpoint(call.endpoint)) {
-      return Promise.resolve(refused("Not called, nothing was paid: discover_services did not list this MCP server. Call MCP tools only at an endpoint discover_services returned, with a tool name it listed there."));
+      return Promise.resolve(
+        refused(
+          "Not called, nothing was paid: discover_services did not list this MCP server. Call MCP tools only at an endpoint discover_services returned, with a tool name it listed there.",
+        ),
+      );
     }
     const resource = mcpResourceOf(call.endpoint, call.toolName);
     const body = mcpCallBody(call.toolName, call.arguments);
@@ -158,7 +160,7 @@ export class AgentRun {
   private async purchaseMcpNow(call: McpToolCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
     const blocked = this.cannotStart();
     if (blocked) return refused(blocked);
-    const payer = this.payer();
+    const payer = payerOf(this.input.walletAddress, this.deps.agentAccount);
     if (!payer) return refused(NO_PAYER);
     const work = runMcpPurchase(this.purchaseDeps, {
       endpoint: call.endpoint,
@@ -182,22 +184,15 @@ export class AgentRun {
     if (this.pendingApproval) return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
     const unlisted = await unlistedCallProblem(listing, this.input.unlisted);
     if (unlisted) return refused(unlisted);
-    if (this.input.deadline - this.now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) return refused("There is not enough time left in this request to start a payment.");
-    const payer = this.payer();
+    // Checked again after the wait: another call of this run may have asked for an approval meanwhile.
+    const blocked = this.cannotStart();
+    if (blocked) return refused(blocked);
+    const payer = payerOf(this.input.walletAddress, this.deps.agentAccount);
     if (!payer) return refused(NO_PAYER);
     if (ofUnknownOrigin && payer.kind === "agent") {
       // One go-ahead asked at a time: the person answers one question, then the model may ask another.
       if (this.pendingConfirmation) return refused("A call is already waiting for the user's go-ahead; ask for one at a time.");
-      const asked = askConfirmation(this.purchaseDeps, {
-        service: new URL(call.url).host,
-        url: call.url,
-        method: call.method,
-        body: call.body?.text,
-        contentType: call.body?.contentType,
-        maxAmount: this.input.limits.perPayment,
-        requestKey: this.input.requestKey,
-        tracker: this.tracker,
-      });
+      const asked = askGoAhead(this.purchaseDeps, call, this.input, this.tracker);
       if (asked.status === "awaiting-confirmation") this.pendingConfirmation = { id: asked.paymentId, confirmation: asked.confirmation };
       return asked;
     }
@@ -224,13 +219,17 @@ export class AgentRun {
   /** What every purchase of this run is asked with, over HTTP and over MCP alike. */
   private purchaseContext(call: { intent: string; signal?: AbortSignal }, listing: ServiceListing | undefined, paymentIdentifier: string, payer: Payer) {
     const { limits, deadline } = this.input;
-    return { listedAmount: listing?.amount, intent: call.intent, paymentIdentifier, payer, limits, maxPayments: this.deps.settings.maxPaymentsPerRequest, tracker: this.tracker, deadline, signal: call.signal };
-  }
-
-  /** Who pays: the user's wallet when the request names one, else the agent wallet, if any. */
-  private payer() {
-    if (this.input.walletAddress) return { kind: "user", address: this.input.walletAddress } as const;
-    return this.deps.agentAccount ? ({ kind: "agent", account: this.deps.agentAccount } as const) : undefined;
+    return {
+      listedAmount: listing?.amount,
+      intent: call.intent,
+      paymentIdentifier,
+      payer,
+      limits,
+      maxPayments: this.deps.settings.maxPaymentsPerRequest,
+      tracker: this.tracker,
+      deadline,
+      signal: call.signal,
+    };
   }
 
   /** A purchase the run waits for before it ends, even if the model moves on. */

@@ -9,8 +9,15 @@ import { checkCall, unfilledPathProblem } from "../x402/check-call";
 import type { ServiceListing } from "../x402/discovery-listing";
 import { createHash } from "node:crypto";
 import type { ChatMessage } from "../stream/chat-request";
+import type { AgentDependencies } from "./agent-dependencies";
 import type { EncodedCall, UnlistedCalls } from "./agent-run-types";
 import type { PurchaseOutcome } from "./purchase/purchase-types";
+
+/** Who pays: the user's wallet when the request names one, else the agent wallet, if any. */
+export function payerOf(walletAddress: `0x${string}` | undefined, agentAccount: AgentDependencies["agentAccount"]) {
+  if (walletAddress) return { kind: "user", address: walletAddress } as const;
+  return agentAccount ? ({ kind: "agent", account: agentAccount } as const) : undefined;
+}
 
 export const NO_PAYER = "No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.";
 
@@ -34,7 +41,8 @@ export async function unlistedCallProblem(listing: ServiceListing | undefined, u
   if (!unlisted.allowed) {
     return "Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows). Use a listed service, or sign in.";
   }
-  if (!(await unlisted.count())) return "Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute.";
+  if (!(await unlisted.count()))
+    return "Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute.";
   return undefined;
 }
 

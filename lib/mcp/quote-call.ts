@@ -7,7 +7,7 @@ import "server-only";
  * daily room and the agent wallet's balance are checked as a payment would check them. The
  * daily room is read, not reserved, so it can change before a `buy`.
  */
-import type { UnlistedCalls } from "../agent/agent-run";
+import type { UnlistedCalls } from "../agent/agent-run-types";
 import type { ChatDependencies } from "../chat/chat-dependencies";
 import { askWithoutPaying } from "../agent/purchase/ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "../agent/purchase/quote-stage";

@@ -5,7 +5,11 @@
  * often enough to route plain requests, and explainable when it is not.
  */
 
-/** Function words, request fillers and words every listing carries: they tell nothing apart. */
+/**
+ * Function words, request fillers and words every listing carries: they tell nothing apart.
+ * Kept as a filled table (the formatter would put one word a line).
+ */
+// prettier-ignore
 const STOP_WORDS = new Set([
   "a", "about", "advice", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "api", "apis", "are", "around", "as", "at", "be",
   "been", "before", "best", "buy", "by", "can", "could", "current", "currently", "do", "does", "doing", "done", "each",
@@ -47,7 +51,13 @@ export function singular(word: string): string {
 
 /** The content words of a text, each as its singular: a plainer query for a second search. */
 export function plainQuery(text: string): string {
-  return [...new Set(wordsOf(text).filter((word) => !STOP_WORDS.has(word) && !/^\d+$/.test(word) && word.length > 1).map(singular))].join(" ");
+  return [
+    ...new Set(
+      wordsOf(text)
+        .filter((word) => !STOP_WORDS.has(word) && !/^\d+$/.test(word) && word.length > 1)
+        .map(singular),
+    ),
+  ].join(" ");
 }
 
 export function isStopWord(word: string): boolean {
