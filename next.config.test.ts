@@ -24,7 +24,10 @@ function appRoutes(): string[] {
   return readdirSync(appDirectory, { recursive: true, encoding: "utf8" })
     .filter((file) => /(^|\/)(page\.tsx|route\.ts)$/.test(file))
     .map((file) => {
-      const segments = path.dirname(file).split(path.sep).filter((segment) => segment !== "." && !/^\(.*\)$/.test(segment));
+      const segments = path
+        .dirname(file)
+        .split(path.sep)
+        .filter((segment) => segment !== "." && !/^\(.*\)$/.test(segment));
       return `/${segments.map((segment) => segment.replace(/^\[+\.*(.*?)\]+$/, "$1-value")).join("/")}`;
     });
 }

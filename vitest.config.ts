@@ -21,7 +21,14 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}", "devnet/**/*.test.ts", "scripts/**/*.test.ts", "tests/conformance/**/*.test.ts", "*.test.ts"],
+          include: [
+            "lib/**/*.test.ts",
+            "components/**/*.test.{ts,tsx}",
+            "devnet/**/*.test.ts",
+            "scripts/**/*.test.ts",
+            "tests/conformance/**/*.test.ts",
+            "*.test.ts",
+          ],
           environment: "node",
         },
       },

@@ -10,17 +10,12 @@ import { WagmiProvider, type Config } from "wagmi";
 import { NetworkContext } from "@/lib/client/network-context";
 import { fetchPublicNetworkConfig, type PublicNetworkConfig } from "@/lib/client/public-network-config";
 
-type LoadState =
-  | { status: "loading" }
-  | { status: "ready"; network: PublicNetworkConfig; walletConfig: Config }
-  | { status: "error"; message: string };
+type LoadState = { status: "loading" } | { status: "ready"; network: PublicNetworkConfig; walletConfig: Config } | { status: "error"; message: string };
 
 export function Providers({ children }: { children: ReactNode }) {
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<LoadState>({ status: "loading" });
-  const [queryClient] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false, retry: 1 } } }),
-  );
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false, retry: 1 } } }));
 
   useEffect(() => {
     const controller = new AbortController();

@@ -11,8 +11,19 @@ export function describeDevnet(coordinates: DevnetCoordinates, file: string | un
     // A metered (upto) service's price is its ceiling; its unit price is what a call costs per unit.
     const metered = service.metering ? [`upto, ${formatUsdc(BigInt(service.metering.unitPrice))} USDC per ${service.metering.unit}`] : [];
     // A channel service's price is per call, paid with a voucher after one deposit.
-    const channel = service.channel ? [`batch-settlement, deposit ${formatUsdc(BigInt(service.channel.minDeposit))} USDC${service.channel.behaviour === "honest" ? "" : `, hostile: ${service.channel.behaviour}`}`] : [];
-    const notes = [service.x402Version === 1 ? "x402 v1" : "x402 v2", ...metered, ...channel, ...(service.method === "POST" ? ["POST JSON"] : []), ...(service.network !== coordinates.network && service.x402Version === 2 ? [service.network ?? ""] : []), ...(service.offline ? ["offline"] : [])].join(", ");
+    const channel = service.channel
+      ? [
+          `batch-settlement, deposit ${formatUsdc(BigInt(service.channel.minDeposit))} USDC${service.channel.behaviour === "honest" ? "" : `, hostile: ${service.channel.behaviour}`}`,
+        ]
+      : [];
+    const notes = [
+      service.x402Version === 1 ? "x402 v1" : "x402 v2",
+      ...metered,
+      ...channel,
+      ...(service.method === "POST" ? ["POST JSON"] : []),
+      ...(service.network !== coordinates.network && service.x402Version === 2 ? [service.network ?? ""] : []),
+      ...(service.offline ? ["offline"] : []),
+    ].join(", ");
     const body = service.example?.body ? ` ${JSON.stringify(service.example.body)}` : "";
     return `  ${service.name.padEnd(width)}  ${`${service.metering ? "≤" : ""}${service.price} USDC`.padStart(11)}  ${service.example?.url ?? service.url}${body}  (${notes})`;
   });
@@ -47,7 +58,10 @@ function mcpToolLines(coordinates: DevnetCoordinates): string[] {
     const served = tools.filter((tool) => tool.url === url);
     return [
       `mcp tools    ${url}  (x402 over MCP, ${served[0]?.transport === "sse" ? "HTTP+SSE" : "Streamable HTTP"})`,
-      ...served.map((tool) => `  ${tool.toolName.padEnd(width)}  ${`${tool.price} USDC`.padStart(11)}  ${JSON.stringify(tool.arguments)}${tool.listed ? "" : "  (free, not in the Bazaar)"}`),
+      ...served.map(
+        (tool) =>
+          `  ${tool.toolName.padEnd(width)}  ${`${tool.price} USDC`.padStart(11)}  ${JSON.stringify(tool.arguments)}${tool.listed ? "" : "  (free, not in the Bazaar)"}`,
+      ),
     ];
   });
 }

@@ -171,7 +171,13 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
     stack.push(mcpServer.stop);
     const mcpServers = [mcpServer];
     if (options.mcpOverSse) {
-      const sseServer = await startMcpServer({ tools: DEMO_MCP_TOOLS, transport: "sse", terms, facilitatorUrl: facilitatorServer.url, facilitatorTimeoutMs: options.facilitatorTimeoutMs });
+      const sseServer = await startMcpServer({
+        tools: DEMO_MCP_TOOLS,
+        transport: "sse",
+        terms,
+        facilitatorUrl: facilitatorServer.url,
+        facilitatorTimeoutMs: options.facilitatorTimeoutMs,
+      });
       stack.push(sseServer.stop);
       mcpServers.push(sseServer);
     }

@@ -46,7 +46,10 @@ describe("the chain at boot", () => {
 
   it("stops the server when the chain contradicts the configuration, naming the variable", async () => {
     const stop = vi.fn();
-    const check = answering({ status: "mismatch", error: new ConfigError([{ variable: "ASSET_VERSION", message: 'is "2", but the token\'s version() is "1"' }]) });
+    const check = answering({
+      status: "mismatch",
+      error: new ConfigError([{ variable: "ASSET_VERSION", message: 'is "2", but the token\'s version() is "1"' }]),
+    });
     expect(await checkChainAtBoot(custom, { stop, warn: vi.fn(), check })).toBe(false);
     expect(check).toHaveBeenCalledWith(expect.objectContaining({ name: "custom", chainId: 10, rpcUrl: custom.RPC_URL }));
     expect(String(stop.mock.calls[0]?.[0])).toMatch(/cannot start.*ASSET_VERSION is "2", but the token's version\(\) is "1" \(fix: /s);
@@ -70,7 +73,12 @@ describe("the chain at boot", () => {
     const check = answering({ status: "match", unverified: [] });
     expect(await checkChainAtBoot({ X402_NETWORK: "local" }, { stop: vi.fn(), warn: vi.fn(), check })).toBe(true);
     // The file is missing: the local world is not running, and requests answer 503 until it is.
-    expect(await checkChainAtBoot({ X402_NETWORK: "local", DEVNET_FILE: "/nonexistent/devnet.json", RPC_URL: "http://127.0.0.1:9545" }, { stop: vi.fn(), warn: vi.fn(), check })).toBe(true);
+    expect(
+      await checkChainAtBoot(
+        { X402_NETWORK: "local", DEVNET_FILE: "/nonexistent/devnet.json", RPC_URL: "http://127.0.0.1:9545" },
+        { stop: vi.fn(), warn: vi.fn(), check },
+      ),
+    ).toBe(true);
     expect(check).not.toHaveBeenCalled();
   });
 });

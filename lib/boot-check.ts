@@ -17,10 +17,7 @@ function exitWith(message: string): void {
   process.exit(1);
 }
 
-export function checkConfigurationAtBoot(
-  source: Record<string, string | undefined> = process.env,
-  stop: (message: string) => void = exitWith,
-): boolean {
+export function checkConfigurationAtBoot(source: Record<string, string | undefined> = process.env, stop: (message: string) => void = exitWith): boolean {
   try {
     parseEnv(source);
     return true;
@@ -77,7 +74,9 @@ export async function checkChainAtBoot(
         "The server starts anyway; payments fail until the RPC answers.",
     );
   } else if (result.unverified.length > 0) {
-    warn(`Note: the token ${network.usdc} has no name(), version() or DOMAIN_SEPARATOR() to read, so ${result.unverified.join(" and ")} could not be checked against it.`);
+    warn(
+      `Note: the token ${network.usdc} has no name(), version() or DOMAIN_SEPARATOR() to read, so ${result.unverified.join(" and ")} could not be checked against it.`,
+    );
   }
   return true;
 }

@@ -13,14 +13,17 @@ export const privateKey = z
   .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex private key")
   .transform((value) => value as `0x${string}`);
 
-export const flag = z
-  .enum(["true", "false", "1", "0"])
-  .transform((value) => value === "true" || value === "1");
+export const flag = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
 
 /** Comma-separated 0x addresses, kept lowercase for comparison. */
 export const addressList = z
   .string()
-  .transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  )
   .refine((items) => items.every((item) => /^0x[0-9a-fA-F]{40}$/.test(item)), "expected comma-separated 0x addresses")
   .transform((items) => items.map((item) => item.toLowerCase() as `0x${string}`));
 
@@ -63,7 +66,6 @@ export const networkLabel = z
   .min(1)
   .max(48, "must be at most 48 characters")
   .regex(/^[^\p{Cc}\p{Cf}]+$/u, "expected printable text");
-
 
 export function integer(min: number, max: number, fallback: number) {
   return z.coerce.number().int().min(min).max(max).default(fallback);

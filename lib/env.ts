@@ -7,7 +7,20 @@ import { z } from "zod";
 import { BaseError } from "./base-error";
 import { PayeePolicySettings } from "./limits/payee-policy";
 import { FIXES } from "./env-fixes";
-import { usdcAmount, privateKey, flag, addressList, appUrl, chainId, contractAddress, httpUrl, explorerUrl, networkLabel, integer, temperature } from "./env-values";
+import {
+  usdcAmount,
+  privateKey,
+  flag,
+  addressList,
+  appUrl,
+  chainId,
+  contractAddress,
+  httpUrl,
+  explorerUrl,
+  networkLabel,
+  integer,
+  temperature,
+} from "./env-values";
 import { NETWORK_PRESETS } from "./network-presets";
 
 /** What a custom network cannot do without; the presets and the local world bring their own. */
@@ -42,7 +55,10 @@ export const EnvSchema = z
     TEMPERATURE_PAYMENT: temperature(0.2),
     TEMPERATURE_DISCOVERY: temperature(0.8),
     REDIS_URL: z.url().optional(),
-    DATABASE_URL: z.url().refine((value) => /^postgres(ql)?:\/\//.test(value), "expected a postgres:// or postgresql:// URL").optional(),
+    DATABASE_URL: z
+      .url()
+      .refine((value) => /^postgres(ql)?:\/\//.test(value), "expected a postgres:// or postgresql:// URL")
+      .optional(),
     DATA_DIR: z.string().default(".data"),
     LIMIT_DEFAULT_PER_PAYMENT: usdcAmount.default(1_000_000n),
     LIMIT_DEFAULT_PER_REQUEST: usdcAmount.default(2_000_000n),
@@ -122,18 +138,27 @@ export const EnvSchema = z
       const preset = NETWORK_PRESETS[env.X402_NETWORK];
       // The local world's chain id is in its coordinates file, compared when that is read.
       if (env.X402_NETWORK !== "local" && env.CHAIN_ID !== undefined && env.CHAIN_ID !== preset.chainId) {
-        context.addIssue({ code: "custom", path: ["CHAIN_ID"], message: `must be ${preset.chainId} (${preset.label}) or unset when X402_NETWORK is ${env.X402_NETWORK}` });
+        context.addIssue({
+          code: "custom",
+          path: ["CHAIN_ID"],
+          message: `must be ${preset.chainId} (${preset.label}) or unset when X402_NETWORK is ${env.X402_NETWORK}`,
+        });
       }
       // Another token signs with its own domain: the built-in USDC's name would make every
       // signature invalid, so an overriding address brings its name and version with it.
       if (env.ASSET_ADDRESS !== undefined) {
         for (const variable of ["ASSET_NAME", "ASSET_VERSION"] as const) {
-          if (env[variable] === undefined) context.addIssue({ code: "custom", path: [variable], message: "is required when ASSET_ADDRESS is set (the token's EIP-712 domain)" });
+          if (env[variable] === undefined)
+            context.addIssue({ code: "custom", path: [variable], message: "is required when ASSET_ADDRESS is set (the token's EIP-712 domain)" });
         }
       }
     }
     if (env.OPEN_SIGN_IN_BUDGET_PER_PAYMENT > env.OPEN_SIGN_IN_BUDGET_PER_REQUEST || env.OPEN_SIGN_IN_BUDGET_PER_REQUEST > env.OPEN_SIGN_IN_BUDGET_DAILY) {
-      context.addIssue({ code: "custom", path: ["OPEN_SIGN_IN_BUDGET_PER_PAYMENT"], message: "must not exceed OPEN_SIGN_IN_BUDGET_PER_REQUEST, which must not exceed OPEN_SIGN_IN_BUDGET_DAILY" });
+      context.addIssue({
+        code: "custom",
+        path: ["OPEN_SIGN_IN_BUDGET_PER_PAYMENT"],
+        message: "must not exceed OPEN_SIGN_IN_BUDGET_PER_REQUEST, which must not exceed OPEN_SIGN_IN_BUDGET_DAILY",
+      });
     }
     const pairs = [
       ["LIMIT_DEFAULT_PER_PAYMENT", "LIMIT_MAX_PER_PAYMENT"],
@@ -170,9 +195,7 @@ export class ConfigError extends BaseError<"config"> {
 
 /** Parses an environment; empty strings count as unset. Throws ConfigError naming each bad variable. */
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  const cleaned = Object.fromEntries(
-    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
-  );
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const result = EnvSchema.safeParse(cleaned);
   if (result.success) return result.data;
   throw new ConfigError(

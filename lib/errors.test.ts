@@ -24,10 +24,7 @@ describe("AppError", () => {
     const response = problemResponse(error, () => {});
     expect(response.headers.get("retry-after")).toBe("13");
     expect(response.headers.get("ratelimit")).toBe("limit=20, remaining=0, reset=13");
-    const invalid = problemResponse(
-      new AppError("bad_request:body", { errors: [{ path: "messages.0.role", message: "Invalid option" }] }),
-      () => {},
-    );
+    const invalid = problemResponse(new AppError("bad_request:body", { errors: [{ path: "messages.0.role", message: "Invalid option" }] }), () => {});
     expect((await invalid.json()).errors).toEqual([{ path: "messages.0.role", message: "Invalid option" }]);
   });
 

@@ -20,7 +20,7 @@ export const ERROR_DEFINITIONS = {
     title: "Unsupported content type",
     message: "Send the request body as application/json.",
   },
-  "request_timeout": {
+  request_timeout: {
     status: 408,
     title: "Request timeout",
     message: "The request body did not arrive in time. Nothing was done; send the request again.",
@@ -40,7 +40,7 @@ export const ERROR_DEFINITIONS = {
     title: "Payment does not match the quote",
     message: "The signed payment does not match the quoted payment. Nothing was charged.",
   },
-  "unauthorized": {
+  unauthorized: {
     status: 401,
     title: "Unauthorized",
     message: "A valid credential is required for this request.",
@@ -83,14 +83,15 @@ export const ERROR_DEFINITIONS = {
   "conflict:in_progress": {
     status: 409,
     title: "Request in progress",
-    message: "A request with this Idempotency-Key is still running, or the server running it stopped. Wait the seconds in Retry-After, then send it again: you get its outcome or a fresh run, never a second payment.",
+    message:
+      "A request with this Idempotency-Key is still running, or the server running it stopped. Wait the seconds in Retry-After, then send it again: you get its outcome or a fresh run, never a second payment.",
   },
-  "rate_limited": {
+  rate_limited: {
     status: 429,
     title: "Too many requests",
     message: "Too many requests. Wait for the cooldown, then try again.",
   },
-  "internal": {
+  internal: {
     status: 500,
     title: "Internal error",
     message: "Something went wrong on our side. Nothing was charged unless a payment is reported.",

@@ -20,15 +20,33 @@ function apiKeys(...args: string[]): Promise<Run> {
   // this never touches a real database.
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
   return new Promise((resolve) => {
-    execFile("npm", ["run", "-s", "api-keys", "--", ...args], { env, cwd: path.resolve(import.meta.dirname, ".."), timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      "npm",
+      ["run", "-s", "api-keys", "--", ...args],
+      { env, cwd: path.resolve(import.meta.dirname, ".."), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 describe("npm run api-keys", () => {
   it("creates a key, lists it, revokes it, and lists it as revoked", async () => {
-    const created = await apiKeys("create", "--name", "ci", "--daily", "5", "--per-request", "1", "--per-payment", "0.5", "--expires", "30d", "--no-agent-wallet");
+    const created = await apiKeys(
+      "create",
+      "--name",
+      "ci",
+      "--daily",
+      "5",
+      "--per-request",
+      "1",
+      "--per-payment",
+      "0.5",
+      "--expires",
+      "30d",
+      "--no-agent-wallet",
+    );
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/cannot be shown again/);
     const token = /^x402k_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/m.exec(created.stdout);

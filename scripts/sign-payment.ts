@@ -17,8 +17,10 @@ import { approvalSigner, walletTypedDataOf } from "../lib/x402/approval-typed-da
 import { encodePaymentSignatureHeader } from "../lib/x402/payment-signature-header";
 
 function usage(message: string): never {
-  console.error(`${message}\n\nUsage: npm run -s sign-payment -- (--key 0x… | --devnet-user) [--file approval.json]\n` +
-    "Reads the first request's stream (or its approval JSON) on stdin and prints the PAYMENT-SIGNATURE value.");
+  console.error(
+    `${message}\n\nUsage: npm run -s sign-payment -- (--key 0x… | --devnet-user) [--file approval.json]\n` +
+      "Reads the first request's stream (or its approval JSON) on stdin and prints the PAYMENT-SIGNATURE value.",
+  );
   process.exit(2);
 }
 
@@ -71,8 +73,11 @@ async function main(): Promise<void> {
     // The permit is signed all the same; it can only settle once the wallet has approved Permit2.
     // The allowance asked is what this payment needs, not the maximum: Permit2 lets any app whose Permit2 signature the owner gives move up to it.
     const needed = neededPermit2Allowance(approval);
-    const amount = needed === undefined ? "the ceiling" : `${needed} (${formatUsdc(needed)} USDC, this payment's ceiling; more only if you mean Permit2 to hold that much)`;
-    process.stderr.write(`This metered quote is paid through Permit2, which the wallet does not yet allow to move enough: send approve(${approval.permit2Approval.spender}, ${amount}) on ${approval.permit2Approval.token} from it before sending this signature (a signature sent before that is refused, and a fresh quote is needed).\n`);
+    const amount =
+      needed === undefined ? "the ceiling" : `${needed} (${formatUsdc(needed)} USDC, this payment's ceiling; more only if you mean Permit2 to hold that much)`;
+    process.stderr.write(
+      `This metered quote is paid through Permit2, which the wallet does not yet allow to move enough: send approve(${approval.permit2Approval.spender}, ${amount}) on ${approval.permit2Approval.token} from it before sending this signature (a signature sent before that is refused, and a fresh quote is needed).\n`,
+    );
   }
   process.stdout.write(`${encodePaymentSignatureHeader(approval, signature)}\n`);
 }

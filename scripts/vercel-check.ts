@@ -30,7 +30,11 @@ async function build(projectDir: string): Promise<boolean> {
     process.stderr.write(`vercel:check: ${link.reason}\n`);
     return false;
   }
-  process.stdout.write(link.kind === "offline" ? "Project settings: the Next.js defaults (a stand-in .vercel/project.json, removed afterwards)\n" : `Project settings: those of the linked project ${link.projectId} (.vercel/project.json)\n`);
+  process.stdout.write(
+    link.kind === "offline"
+      ? "Project settings: the Next.js defaults (a stand-in .vercel/project.json, removed afterwards)\n"
+      : `Project settings: those of the linked project ${link.projectId} (.vercel/project.json)\n`,
+  );
   // An empty global configuration: no saved login is read, and nothing the CLI saves (its
   // telemetry and update state) lands in the user's own.
   const globalConfig = await mkdtemp(path.join(tmpdir(), "vercel-check-"));

@@ -86,7 +86,13 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
     if (!needed || !allowance?.ok) return;
     setPermit2({ kind: "sending" });
     try {
-      const hash = await writeContractAsync({ address: needed.token as `0x${string}`, abi: erc20Abi, functionName: "approve", args: [needed.spender as `0x${string}`, allowance.amount], chainId });
+      const hash = await writeContractAsync({
+        address: needed.token as `0x${string}`,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [needed.spender as `0x${string}`, allowance.amount],
+        chainId,
+      });
       const receipt = await waitForTransactionReceipt(config, { hash, chainId });
       setPermit2(receipt.status === "success" ? { kind: "done" } : { kind: "error", message: "the approve transaction failed on chain" });
     } catch (error) {
@@ -169,10 +175,13 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
       {approval.permit2Approval && permit2.kind !== "done" ? (
         <>
           <p className="approval-card__note" data-testid="permit2-needed">
-            Metered payments go through Permit2, and your wallet does not yet allow Permit2 to move enough of its USDC for this one: approve an allowance (a transaction), then sign the payment.
+            Metered payments go through Permit2, and your wallet does not yet allow Permit2 to move enough of its USDC for this one: approve an allowance (a
+            transaction), then sign the payment.
           </p>
           {permit2Needed === undefined ? (
-            <p className="approval-card__note approval-card__note--error">This quote does not say how much Permit2 must be allowed; ask again for a fresh quote.</p>
+            <p className="approval-card__note approval-card__note--error">
+              This quote does not say how much Permit2 must be allowed; ask again for a fresh quote.
+            </p>
           ) : (
             <div className="field approval-card__allowance">
               <label htmlFor={`${headingId}-allowance`} className="field__label">
@@ -205,17 +214,14 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
         </>
       ) : null}
       {permit2.kind === "declined" ? <p className="approval-card__note">You declined the Permit2 approval in your wallet. Nothing was sent.</p> : null}
-      {permit2.kind === "error" ? <p className="approval-card__note approval-card__note--error">The Permit2 approval did not go through: {permit2.message}</p> : null}
+      {permit2.kind === "error" ? (
+        <p className="approval-card__note approval-card__note--error">The Permit2 approval did not go through: {permit2.message}</p>
+      ) : null}
 
       {blocker ? <p className="approval-card__blocker">{blocker}</p> : null}
       <div className="approval-card__actions">
         {wrongChain && !wrongAccount ? (
-          <button
-            type="button"
-            className="button"
-            disabled={switchChain.isPending}
-            onClick={() => switchChain.mutate({ chainId })}
-          >
+          <button type="button" className="button" disabled={switchChain.isPending} onClick={() => switchChain.mutate({ chainId })}>
             {switchChain.isPending ? "Switching…" : `Switch to ${network.label}`}
           </button>
         ) : null}
@@ -239,13 +245,7 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
         >
           {signState.kind === "signing" ? "Waiting for your wallet…" : `Approve ${price}`}
         </button>
-        <button
-          type="button"
-          className="button"
-          data-testid="reject-button"
-          disabled={!canAct || signState.kind === "signing"}
-          onClick={onReject}
-        >
+        <button type="button" className="button" data-testid="reject-button" disabled={!canAct || signState.kind === "signing"} onClick={onReject}>
           Reject
         </button>
         {signIn && onSignedIn && signIn.expiresAt > Math.floor(now / 1000) ? (
@@ -257,9 +257,7 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
           You declined in your wallet. Nothing was signed or sent; you can approve or reject above.
         </p>
       ) : null}
-      {signState.kind === "error" ? (
-        <p className="approval-card__note approval-card__note--error">The wallet could not sign: {signState.message}</p>
-      ) : null}
+      {signState.kind === "error" ? <p className="approval-card__note approval-card__note--error">The wallet could not sign: {signState.message}</p> : null}
     </section>
   );
 }

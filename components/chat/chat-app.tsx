@@ -42,9 +42,7 @@ export function ChatApp() {
     () =>
       turns.reduce(
         (count, turn) =>
-          turn.role === "assistant"
-            ? count + Object.values(turn.payments).filter((view) => isSettled(view.status)).length + (turn.finish ? 1 : 0)
-            : count,
+          turn.role === "assistant" ? count + Object.values(turn.payments).filter((view) => isSettled(view.status)).length + (turn.finish ? 1 : 0) : count,
         0,
       ),
     [turns],
@@ -141,10 +139,7 @@ export function ChatApp() {
             emptyState={
               <div className="empty">
                 <h2 className="empty__title">Ask the agent to find and buy data</h2>
-                <p className="muted">
-                  It discovers paid HTTP services that speak x402 and pays them in USDC on {network.label}, within your
-                  limits.
-                </p>
+                <p className="muted">It discovers paid HTTP services that speak x402 and pays them in USDC on {network.label}, within your limits.</p>
                 <Suggestions onPick={setDraft} />
               </div>
             }

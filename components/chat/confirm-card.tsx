@@ -41,7 +41,9 @@ export function ConfirmCard({ confirmation, decision, canAct, onConfirm, onRejec
         <code>
           {confirmation.method} {confirmation.resource}
         </code>
-        <span className="muted">: this address came from a service&apos;s answer or a page, not from discovery or your words, and nothing was asked of it yet.</span>
+        <span className="muted">
+          : this address came from a service&apos;s answer or a page, not from discovery or your words, and nothing was asked of it yet.
+        </span>
       </p>
       {!open ? (
         <p className="approval-card__outcome">{decision === "approved" ? "Approved." : "Rejected: nothing was paid."}</p>

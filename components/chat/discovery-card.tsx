@@ -10,7 +10,9 @@ export function DiscoveryCard({ view }: { view: PaymentView }) {
   return (
     <section className="discovery-card" data-testid="discovery-card" data-status={view.status} aria-label="Service discovery">
       <header className="card-header">
-        <span className="card-title">{searching ? "Searching for paid services…" : `Found ${services.length} paid service${services.length === 1 ? "" : "s"}`}</span>
+        <span className="card-title">
+          {searching ? "Searching for paid services…" : `Found ${services.length} paid service${services.length === 1 ? "" : "s"}`}
+        </span>
         {searching ? <span className="spinner" aria-hidden="true" /> : null}
       </header>
       {view.details.message ? <p className="card-message">{view.details.message}</p> : null}

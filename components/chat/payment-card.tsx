@@ -159,9 +159,19 @@ export function PaymentCard({ view, active, canAct, onSigned, onConfirm, onSigne
           <dd data-testid="payment-amount">
             {amount ? `${amount} USDC` : "—"}
             {/* A metered payment: the signed ceiling beside the amount (settled, once it is). */}
-            {details.ceiling && details.ceiling !== amount ? <span className="small muted" data-testid="payment-ceiling">{` of up to ${details.ceiling} USDC`}</span> : null}
-            {details.ceiling && details.ceiling === amount ? <span className="small muted" data-testid="payment-ceiling">{" (ceiling, metered)"}</span> : null}
-            {details.settlementFlag ? <span className="new-payee" data-testid="settlement-flag">{" over-settled"}</span> : null}
+            {details.ceiling && details.ceiling !== amount ? (
+              <span className="small muted" data-testid="payment-ceiling">{` of up to ${details.ceiling} USDC`}</span>
+            ) : null}
+            {details.ceiling && details.ceiling === amount ? (
+              <span className="small muted" data-testid="payment-ceiling">
+                {" (ceiling, metered)"}
+              </span>
+            ) : null}
+            {details.settlementFlag ? (
+              <span className="new-payee" data-testid="settlement-flag">
+                {" over-settled"}
+              </span>
+            ) : null}
           </dd>
         </div>
         <div>

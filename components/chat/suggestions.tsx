@@ -15,7 +15,13 @@ export function Suggestions({ onPick }: { onPick: (text: string) => void }) {
     <ul className="empty__examples" data-testid="suggestions" aria-label="Example requests">
       {data.map((suggestion) => (
         <li key={suggestion.text}>
-          <button type="button" className="chip chip--suggestion" data-testid="suggestion" data-price={suggestion.price} onClick={() => onPick(suggestion.text)}>
+          <button
+            type="button"
+            className="chip chip--suggestion"
+            data-testid="suggestion"
+            data-price={suggestion.price}
+            onClick={() => onPick(suggestion.text)}
+          >
             {suggestion.text} <span className="chip__price">{suggestion.price} USDC</span>
           </button>
         </li>

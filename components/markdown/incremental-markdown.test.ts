@@ -26,11 +26,7 @@ const LINES = [
   "  indented",
 ];
 const document = fc
-  .tuple(
-    fc.array(fc.constantFrom(...LINES), { maxLength: 30 }),
-    fc.constantFrom("\n", "\r\n", "\r"),
-    fc.boolean(),
-  )
+  .tuple(fc.array(fc.constantFrom(...LINES), { maxLength: 30 }), fc.constantFrom("\n", "\r\n", "\r"), fc.boolean())
   .map(([lines, ending, trailing]) => lines.join(ending) + (trailing ? ending : ""));
 
 /** Cut `text` into chunks at the given fractions of its length. */
@@ -80,7 +76,9 @@ describe("createIncrementalMarkdown", () => {
     expect(parser.update("```\na\n\nb\n```\n\nc")).toEqual(parseMarkdown("```\na\n\nb\n```\n\nc"));
     const list = createIncrementalMarkdown();
     list.update("- a\n\n-");
-    expect(list.update("- a\n\n- b")).toEqual([{ type: "list", ordered: false, start: 1, items: [[{ type: "text", value: "a" }], [{ type: "text", value: "b" }]] }]);
+    expect(list.update("- a\n\n- b")).toEqual([
+      { type: "list", ordered: false, start: 1, items: [[{ type: "text", value: "a" }], [{ type: "text", value: "b" }]] },
+    ]);
   });
 
   it("parses each finished block once: characters parsed stay near total + chunks × last block", () => {

@@ -137,9 +137,7 @@ export function parseBlocks(lines: readonly string[], depth: number, ctx: StepCo
         index++;
       }
       blocks.push(
-        depth >= MAX_DEPTH
-          ? { type: "paragraph", children: inline(inner.join("\n")) }
-          : { type: "quote", children: parseBlocks(inner, depth + 1, ctx) },
+        depth >= MAX_DEPTH ? { type: "paragraph", children: inline(inner.join("\n")) } : { type: "quote", children: parseBlocks(inner, depth + 1, ctx) },
       );
       continue;
     }

@@ -91,10 +91,7 @@ export function parseInline(text: string, depth = 0, ctx: StepCounter = { steps:
       while (text[index + run] === "`") run++;
       ctx.steps += run;
       const runStart = text[index - 1] !== "`";
-      const close =
-        runStart || text[index - 2] !== "`"
-          ? tables.nextRun(runStart ? index : index - 1, !runStart)
-          : scanRun(text, index + run, run, ctx);
+      const close = runStart || text[index - 2] !== "`" ? tables.nextRun(runStart ? index : index - 1, !runStart) : scanRun(text, index + run, run, ctx);
       if (close !== -1) {
         flush();
         let value = text.slice(index + run, close).replace(/\n/g, " ");

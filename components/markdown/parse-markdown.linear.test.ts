@@ -84,15 +84,52 @@ describe("parseMarkdown work on hostile input (counted, not timed)", () => {
 });
 
 const PIECES = [
-  "a", "b", "c", " ", "\n", "\n\n", "*", "**", "_", "__", "~", "~~", "`", "``", "[", "]", "](", ")", "<", ">",
-  "\\", "#", "# ", "- ", "1. ", "> ", "!", ".", "https://x.y/z", "<https://q.r>", "\r\n", "\t", "é",
+  "a",
+  "b",
+  "c",
+  " ",
+  "\n",
+  "\n\n",
+  "*",
+  "**",
+  "_",
+  "__",
+  "~",
+  "~~",
+  "`",
+  "``",
+  "[",
+  "]",
+  "](",
+  ")",
+  "<",
+  ">",
+  "\\",
+  "#",
+  "# ",
+  "- ",
+  "1. ",
+  "> ",
+  "!",
+  ".",
+  "https://x.y/z",
+  "<https://q.r>",
+  "\r\n",
+  "\t",
+  "é",
 ];
 const markdownish = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((pieces) => pieces.join(""));
 
 describe("parseMarkdown properties", () => {
   it("never throws, on arbitrary or Markdown-like text", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary" }), (text) => void parseMarkdown(text)), { numRuns: 500 });
-    fc.assert(fc.property(markdownish, (text) => void parseMarkdown(text)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (text) => void parseMarkdown(text)),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(markdownish, (text) => void parseMarkdown(text)),
+      { numRuns: 2000 },
+    );
   });
 
   it("keeps every letter a reader should see, in order", () => {

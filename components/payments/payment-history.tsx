@@ -45,9 +45,7 @@ export function PaymentHistory({ address, onSessionEnded }: PaymentHistoryProps)
           {data.daily.reserved !== "0" ? <span className="muted">, plus {data.daily.reserved} USDC held for payments not yet decided</span> : null}.
         </p>
       ) : null}
-      <p className="small muted">
-        The limit shown is the server&apos;s default daily limit; a chat can ask for a lower one. Payments from any browser count.
-      </p>
+      <p className="small muted">The limit shown is the server&apos;s default daily limit; a chat can ask for a lower one. Payments from any browser count.</p>
 
       <HistoryFiltersForm
         value={filters}

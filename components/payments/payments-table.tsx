@@ -6,7 +6,14 @@ import { ReceiptNote } from "../chat/receipt-note";
 import { TransactionHash } from "../chat/transaction-hash";
 import { PaymentDetails } from "./payment-details";
 
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
 
 /** One payer's payments, newest first: status, amount, service, time and transaction. */
 export function PaymentsTable({ payments }: { payments: readonly PaymentView[] }) {
@@ -50,7 +57,11 @@ export function PaymentsTable({ payments }: { payments: readonly PaymentView[] }
                 <td className="history-table__amount tabular" data-testid="payment-amount">
                   {payment.amount === null ? "—" : `${payment.amount} USDC`}
                   {payment.ceiling ? <div className="small muted" data-testid="payment-ceiling">{`ceiling ${payment.ceiling} USDC`}</div> : null}
-                  {payment.settlementFlag ? <div className="small" data-testid="settlement-flag">over-settled</div> : null}
+                  {payment.settlementFlag ? (
+                    <div className="small" data-testid="settlement-flag">
+                      over-settled
+                    </div>
+                  ) : null}
                 </td>
                 <td>
                   <span className="history-table__service" title={payment.resource ?? undefined}>
@@ -73,7 +84,11 @@ export function PaymentsTable({ payments }: { payments: readonly PaymentView[] }
                   <time dateTime={payment.createdAt}>{dateTimeFormat.format(new Date(payment.createdAt))}</time>
                 </td>
                 <td>
-                  {payment.txHash ? <TransactionHash hash={payment.txHash} explorerUrl={payment.explorerUrl ?? undefined} compact /> : <span className="muted">—</span>}
+                  {payment.txHash ? (
+                    <TransactionHash hash={payment.txHash} explorerUrl={payment.explorerUrl ?? undefined} compact />
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
                   {payment.receipt ? <ReceiptNote receipt={payment.receipt} className="small" /> : null}
                 </td>
               </tr>

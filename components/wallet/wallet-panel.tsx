@@ -63,19 +63,14 @@ export function WalletPanel({ refreshKey }: WalletPanelProps) {
         </p>
         {wrongChain ? (
           <div className="wallet__warning" role="status" data-testid="wrong-network">
-            <p>Your wallet is on another network (chain {connection.chainId}). Payments here use {networkLabel}.</p>
-            <button
-              type="button"
-              className="button"
-              disabled={switchChain.isPending}
-              onClick={() => switchChain.mutate({ chainId: network.chainId })}
-            >
+            <p>
+              Your wallet is on another network (chain {connection.chainId}). Payments here use {networkLabel}.
+            </p>
+            <button type="button" className="button" disabled={switchChain.isPending} onClick={() => switchChain.mutate({ chainId: network.chainId })}>
               {switchChain.isPending ? "Switching…" : `Switch to ${networkLabel}`}
             </button>
             {switchChain.error ? (
-              <p className="small">
-                {isUserRejection(switchChain.error) ? "You declined the switch in your wallet." : walletErrorMessage(switchChain.error)}
-              </p>
+              <p className="small">{isUserRejection(switchChain.error) ? "You declined the switch in your wallet." : walletErrorMessage(switchChain.error)}</p>
             ) : null}
           </div>
         ) : null}
@@ -118,8 +113,7 @@ export function WalletPanel({ refreshKey }: WalletPanelProps) {
       </div>
       {demo && network.demoUser ? (
         <p className="small muted">
-          The local demo wallet is the devnet&apos;s demo user <code>{shortHex(network.demoUser.address)}</code>; the local node signs for it.
-          Development only.
+          The local demo wallet is the devnet&apos;s demo user <code>{shortHex(network.demoUser.address)}</code>; the local node signs for it. Development only.
         </p>
       ) : null}
       {connect.error ? (

@@ -24,7 +24,10 @@ describe("Permit2's code for the local chain", () => {
       const windows = [...separatorAt, ...chainIdAt].map((start) => [start, start + 32] as const);
       const changed = Array.from(helper).flatMap((byte, index) => (byte === code[index] ? [] : [index]));
       expect(changed.length).toBeGreaterThan(0);
-      expect(changed.filter((index) => !windows.some(([start, end]) => index >= start && index < end)), `chain ${chainId}`).toEqual([]);
+      expect(
+        changed.filter((index) => !windows.some(([start, end]) => index >= start && index < end)),
+        `chain ${chainId}`,
+      ).toEqual([]);
     }
   });
 

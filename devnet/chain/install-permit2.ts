@@ -92,7 +92,7 @@ function push32Operands(code: Uint8Array): { offset: number; operand: Hex }[] {
   const metadataLength = code.length >= 2 ? ((code[code.length - 2] ?? 0) << 8) + (code[code.length - 1] ?? 0) : 0;
   const end = code.length - metadataLength - 2;
   const operands: { offset: number; operand: Hex }[] = [];
-  for (let at = 0; at < end; ) {
+  for (let at = 0; at < end;) {
     const opcode = code[at] ?? 0;
     const size = opcode >= PUSH1 && opcode <= PUSH32 ? opcode - PUSH1 + 1 : 0;
     if (opcode === PUSH32) operands.push({ offset: at + 1, operand: bytesToHex(code.subarray(at + 1, at + 33)) });

@@ -1,13 +1,4 @@
-import {
-  createPublicClient,
-  createTestClient,
-  defineChain,
-  http,
-  type Chain,
-  type PublicClient,
-  type TestClient,
-  type Transport,
-} from "viem";
+import { createPublicClient, createTestClient, defineChain, http, type Chain, type PublicClient, type TestClient, type Transport } from "viem";
 
 /**
  * How often viem polls the local node for receipts and blocks. viem's default (4 s) suits public

@@ -52,12 +52,18 @@ const STDERR_TAIL_LINES = 20;
 export async function startAnvil(options: StartAnvilOptions): Promise<AnvilProcess> {
   const processTag = randomUUID();
   const anvilArguments = [
-    "--host", "127.0.0.1",
-    "--port", "0",
-    "--chain-id", String(options.chainId),
-    "--mnemonic", options.mnemonic,
-    "--accounts", String(options.accountCount),
-    "--balance", String(options.balanceEther),
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--chain-id",
+    String(options.chainId),
+    "--mnemonic",
+    options.mnemonic,
+    "--accounts",
+    String(options.accountCount),
+    "--balance",
+    String(options.balanceEther),
     ...((options.heartbeatSeconds ?? 0) > 0 ? ["--mixed-mining", "--block-time", String(options.heartbeatSeconds)] : []),
   ];
   const environment: NodeJS.ProcessEnv = { ...process.env, [DEVNET_PROCESS_TAG]: processTag };
@@ -95,10 +101,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilProce
 
   try {
     const listening = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`anvil did not start within ${options.startTimeoutMs ?? 15_000} ms`)),
-        options.startTimeoutMs ?? 15_000,
-      );
+      const timer = setTimeout(() => reject(new Error(`anvil did not start within ${options.startTimeoutMs ?? 15_000} ms`)), options.startTimeoutMs ?? 15_000);
       reaper.once("error", (error) => reject(error));
       reaper.once("exit", (code) => reject(new Error(`anvil exited before it was ready (reaper code ${code})`)));
       createInterface({ input: reaper.stdout }).on("line", (line) => {

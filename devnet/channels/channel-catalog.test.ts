@@ -4,12 +4,16 @@ import { serviceMetadataProblems } from "../conformance/x402-conformance";
 import { CHANNEL_BEHAVIOURS, CHANNEL_SERVICES } from "./channel-catalog";
 import { channelPayee } from "./channel-server";
 
-const example = (service: (typeof CHANNEL_SERVICES)[number]) => Object.fromEntries(Object.entries(service.parameters).map(([key, parameter]) => [key, parameter.example]));
+const example = (service: (typeof CHANNEL_SERVICES)[number]) =>
+  Object.fromEntries(Object.entries(service.parameters).map(([key, parameter]) => [key, parameter.example]));
 
 describe("the channel services' catalogue", () => {
   it("names, describes and tags each as x402's schemas allow", () => {
     for (const service of CHANNEL_SERVICES) {
-      expect(serviceMetadataProblems({ serviceName: service.serviceName, tags: service.tags, description: service.description, mimeType: "application/json" }), service.name).toEqual([]);
+      expect(
+        serviceMetadataProblems({ serviceName: service.serviceName, tags: service.tags, description: service.description, mimeType: "application/json" }),
+        service.name,
+      ).toEqual([]);
     }
   });
 

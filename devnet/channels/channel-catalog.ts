@@ -47,7 +47,13 @@ const SENSES = ["noun", "verb", "adjective", "adverb"] as const;
 
 function definition({ word: term = "" }: Record<string, string>): Record<string, unknown> {
   const partOfSpeech = SENSES[Math.floor(seededFraction(term, 1) * SENSES.length)] ?? "noun";
-  return { demo: true, note: DEMO_NOTE, word: term.toLowerCase(), partOfSpeech, definition: `A made-up ${partOfSpeech} sense of “${term.toLowerCase()}”, for the demo.` };
+  return {
+    demo: true,
+    note: DEMO_NOTE,
+    word: term.toLowerCase(),
+    partOfSpeech,
+    definition: `A made-up ${partOfSpeech} sense of “${term.toLowerCase()}”, for the demo.`,
+  };
 }
 
 export const CHANNEL_SERVICES: readonly ChannelService[] = [

@@ -63,7 +63,10 @@ export async function startChannelServer(service: ChannelService, terms: Payment
   if (!terms.payeeKey) throw new Error(`${service.name}: a channel service needs the payee's key to sign its claims`);
   const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl });
   const payTo = channelPayee(terms.payeeKey, service.name);
-  const scheme = new BatchSettlementEvmScheme(payTo, { receiverAuthorizerSigner: payeeAuthorizer(terms.payeeKey), withdrawDelay: CHANNEL_WITHDRAW_DELAY_SECONDS });
+  const scheme = new BatchSettlementEvmScheme(payTo, {
+    receiverAuthorizerSigner: payeeAuthorizer(terms.payeeKey),
+    withdrawDelay: CHANNEL_WITHDRAW_DELAY_SECONDS,
+  });
   const resourceServer = new x402ResourceServer(facilitator).register(terms.network, scheme).registerExtension(bazaarResourceServerExtension);
   const examples = Object.fromEntries(Object.entries(service.parameters).map(([key, parameter]) => [key, parameter.example]));
   const route = {
@@ -74,7 +77,11 @@ export async function startChannelServer(service: ChannelService, terms: Payment
       maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
       // The local USDC named outright (the package's default assets know public chains only),
       // with its EIP-712 domain for the deposit's authorization and the deposit to suggest.
-      price: { amount: service.price.toString(), asset: terms.token.address, extra: { name: terms.token.name, version: terms.token.version, minDeposit: service.minDeposit.toString() } },
+      price: {
+        amount: service.price.toString(),
+        asset: terms.token.address,
+        extra: { name: terms.token.name, version: terms.token.version, minDeposit: service.minDeposit.toString() },
+      },
     },
     description: service.description,
     mimeType: "application/json",
@@ -83,7 +90,9 @@ export async function startChannelServer(service: ChannelService, terms: Payment
     extensions: declareDiscoveryExtension({
       input: examples,
       inputSchema: {
-        properties: Object.fromEntries(Object.entries(service.parameters).map(([key, parameter]) => [key, { type: "string", description: parameter.description }])),
+        properties: Object.fromEntries(
+          Object.entries(service.parameters).map(([key, parameter]) => [key, { type: "string", description: parameter.description }]),
+        ),
         required: Object.keys(service.parameters),
       },
       output: { example: service.produce(examples) },
@@ -110,7 +119,17 @@ export async function startChannelServer(service: ChannelService, terms: Payment
     const { accepts: offered, extensions = {} } = await ownPaymentRequired(service, url);
     const [requirements] = offered;
     if (!requirements || offered.length !== 1) throw new Error(`${service.name}: its 402 should offer one option, not ${offered.length}`);
-    return { service, url, payTo, accepts: offered.map((accept) => ({ ...accept })), requirements, extensions, scheme, facilitator, stop: () => closeServer(server) };
+    return {
+      service,
+      url,
+      payTo,
+      accepts: offered.map((accept) => ({ ...accept })),
+      requirements,
+      extensions,
+      scheme,
+      facilitator,
+      stop: () => closeServer(server),
+    };
   } catch (error) {
     await closeServer(server);
     throw error;

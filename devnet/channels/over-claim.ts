@@ -50,7 +50,11 @@ export async function attemptOverClaims(input: {
     if (highest === 0n) continue;
     const balance = BigInt(channel.balance);
     const attempted = balance > highest ? balance : highest + 1n;
-    const row = { voucher: { channel: channel.channelConfig, maxClaimableAmount: highest.toString() }, signature: channel.signature as Hex, totalClaimed: attempted.toString() };
+    const row = {
+      voucher: { channel: channel.channelConfig, maxClaimableAmount: highest.toString() },
+      signature: channel.signature as Hex,
+      totalClaimed: attempted.toString(),
+    };
     const claimAuthorizerSignature = await payeeAuthorizer(input.payeeKey).signTypedData({
       domain: { ...BATCH_SETTLEMENT_DOMAIN, chainId: chain.id, verifyingContract: BATCH_SETTLEMENT },
       types: claimBatchTypes,

@@ -28,7 +28,17 @@ function listingOf(service: DemoService, overrides: Record<string, unknown> = {}
     resource,
     type: "http",
     x402Version: 2,
-    accepts: [{ scheme: "exact", network: "eip155:31337", amount: service.price.toString(), asset: USDC, payTo: PAY_TO, maxTimeoutSeconds: 120, extra: { name: "USD Coin", version: "2" } }],
+    accepts: [
+      {
+        scheme: "exact",
+        network: "eip155:31337",
+        amount: service.price.toString(),
+        asset: USDC,
+        payTo: PAY_TO,
+        maxTimeoutSeconds: 120,
+        extra: { name: "USD Coin", version: "2" },
+      },
+    ],
     lastUpdated: "2026-01-01T00:00:00.000Z",
     description: service.description,
     mimeType: "application/json",
@@ -61,7 +71,9 @@ describe("the catalogue's own words", () => {
     ]);
     expect(serviceMetadataProblems({ tags: ["a", "b", "c", "d", "e", "f"] })).toEqual(["tags: Array must contain at most 5 element(s)"]);
     expect(serviceMetadataProblems({ tags: ["x".repeat(33)] })).toEqual(["tags.0: String must contain at most 32 character(s)"]);
-    expect(serviceMetadataProblems({ tags: ["travel", "Travel"] })).toEqual(['tags: the bazaar would drop ["Travel"] (a tag may appear once, whatever its case)']);
+    expect(serviceMetadataProblems({ tags: ["travel", "Travel"] })).toEqual([
+      'tags: the bazaar would drop ["Travel"] (a tag may appear once, whatever its case)',
+    ]);
   });
 
   it("refuses to build a catalogue entry that breaks them, naming it", () => {
@@ -91,7 +103,9 @@ describe("listings", () => {
 
   it("the metered rows service declares its datasets as the schema's `enum`, its description still naming them, and conforms", () => {
     const rows = findDemoService("row-meter")!;
-    const extension = discoveryExtensionFor(rows) as { bazaar: { schema: { properties: { input: { properties: { queryParams: { properties: Record<string, unknown> } } } } } } };
+    const extension = discoveryExtensionFor(rows) as {
+      bazaar: { schema: { properties: { input: { properties: { queryParams: { properties: Record<string, unknown> } } } } } };
+    };
     expect(extension.bazaar.schema.properties.input.properties.queryParams.properties.dataset).toEqual({
       type: "string",
       description: "Which dataset: sales (default) or stations",
@@ -104,7 +118,9 @@ describe("listings", () => {
     const good = { name: "weather", listing: listingOf(findDemoService("weather")!) };
     const broken = { name: "guide-lisbon-museums", listing: listingOf(guide(), { serviceName: OLD_GUIDE_NAME }) };
     expect(catalogueProblems([good, broken])).toEqual([`guide-lisbon-museums (http://127.0.0.1:4021/guides/lisbon/museums): ${TOO_LONG}`]);
-    expect(() => assertCatalogueConforms([good, broken])).toThrow(/the catalogue breaks the x402 schemas[^]*- guide-lisbon-museums \(http:\/\/127\.0\.0\.1:4021\/guides\/lisbon\/museums\): serviceName: String must contain at most 32/);
+    expect(() => assertCatalogueConforms([good, broken])).toThrow(
+      /the catalogue breaks the x402 schemas[^]*- guide-lisbon-museums \(http:\/\/127\.0\.0\.1:4021\/guides\/lisbon\/museums\): serviceName: String must contain at most 32/,
+    );
     expect(() => assertCatalogueConforms([good])).not.toThrow();
   });
 
@@ -131,7 +147,9 @@ describe("listings", () => {
     ]);
     expect(listPageProblems({ x402Version: 2, items: [], pagination: { limit: 1, offset: 0 } })).toEqual(["pagination.total: Required"]);
     expect(searchPageProblems({ x402Version: 2, resources: [], partialResults: false, pagination: { limit: 5, cursor: null } })).toEqual([]);
-    expect(searchPageProblems({ x402Version: 2, resources: [], pagination: { limit: 5, cursor: "" } })).toEqual(["pagination.cursor: String must contain at least 1 character(s)"]);
+    expect(searchPageProblems({ x402Version: 2, resources: [], pagination: { limit: 5, cursor: "" } })).toEqual([
+      "pagination.cursor: String must contain at least 1 character(s)",
+    ]);
   });
 });
 
@@ -149,7 +167,9 @@ describe("payment messages", () => {
   });
 
   it("an extension with no known official check is a problem, not a pass", async () => {
-    expect(await paymentRequiredProblems(required({}, { "made-up": { info: {} } }))).toEqual(["extensions.made-up: no official check is known for this extension"]);
+    expect(await paymentRequiredProblems(required({}, { "made-up": { info: {} } }))).toEqual([
+      "extensions.made-up: no official check is known for this extension",
+    ]);
   });
 
   it("a settlement: the transaction of a success, the network as the version names it", async () => {

@@ -118,7 +118,10 @@ const SearchResponseShape = z
     x402Version: z.number().int(),
     resources: z.array(z.unknown()),
     partialResults: z.boolean().optional(),
-    pagination: z.object({ limit: z.number().int().min(0), cursor: z.string().min(1).nullable() }).strict().nullish(),
+    pagination: z
+      .object({ limit: z.number().int().min(0), cursor: z.string().min(1).nullable() })
+      .strict()
+      .nullish(),
   })
   .strict();
 
@@ -138,7 +141,8 @@ const SettleResponseShape = z.object({
 // Compile-time: every value the package's type allows passes the mirror's types, and the
 // mirror names no field the type does not have. A new or renamed field fails `tsc` here.
 type Plain<T> = { [Key in keyof T]: T[Key] };
-type Mirrors<Schema extends z.ZodTypeAny, Official> = Plain<Official> extends z.input<Schema> ? (keyof z.input<Schema> extends keyof Official ? true : never) : never;
+type Mirrors<Schema extends z.ZodTypeAny, Official> =
+  Plain<Official> extends z.input<Schema> ? (keyof z.input<Schema> extends keyof Official ? true : never) : never;
 export const MIRRORS_MATCH_THE_PACKAGES: [
   Mirrors<typeof DiscoveryResourceShape, DiscoveryResource>,
   Mirrors<typeof ListResponseShape, DiscoveryResourcesResponse>,
@@ -261,7 +265,10 @@ async function signInWithXProblems(extension: unknown, resourceUrl: string | und
  * offer whose signature recovers, for an option of `accepts` (`findAcceptsObjectFromSignedOffer`),
  * signed by that option's payee, for the 402's resource.
  */
-async function offerProblems(extension: unknown, paymentRequired: { accepts: readonly Record<string, unknown>[]; resource?: { url: string } }): Promise<Problems> {
+async function offerProblems(
+  extension: unknown,
+  paymentRequired: { accepts: readonly Record<string, unknown>[]; resource?: { url: string } },
+): Promise<Problems> {
   if (!isRecord(extension)) return ["expected { info, schema }"];
   const problems = infoAgainstItsSchema(extension);
   const offers = extractOffersFromPaymentRequired(paymentRequired as never) as SignedOffer[];
@@ -305,9 +312,11 @@ async function receiptProblems(extension: unknown, settlement: z.infer<typeof Se
   try {
     const { signer, payload } = await verifyReceiptSignatureEIP712(receipt);
     if (payee && signer.toLowerCase() !== payee.toLowerCase()) problems.push(`receipt: signed by ${signer}, not by the payee ${payee}`);
-    if (payload.payer.toLowerCase() !== (settlement.payer ?? "").toLowerCase()) problems.push(`receipt: payer ${payload.payer}, not the settlement's ${settlement.payer}`);
+    if (payload.payer.toLowerCase() !== (settlement.payer ?? "").toLowerCase())
+      problems.push(`receipt: payer ${payload.payer}, not the settlement's ${settlement.payer}`);
     if (payload.network !== settlement.network) problems.push(`receipt: network ${payload.network}, not the settlement's ${settlement.network}`);
-    if (payload.transaction !== undefined && payload.transaction !== settlement.transaction) problems.push(`receipt: transaction ${payload.transaction}, not the settlement's ${settlement.transaction}`);
+    if (payload.transaction !== undefined && payload.transaction !== settlement.transaction)
+      problems.push(`receipt: transaction ${payload.transaction}, not the settlement's ${settlement.transaction}`);
   } catch (error) {
     problems.push(`receipt: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -364,7 +373,8 @@ export async function paymentResponseProblems(value: unknown, expect: PaymentRes
   const problems: Problems = [];
   const network = (expect.x402Version === 2 ? NetworkSchemaV2 : NetworkSchemaV1).safeParse(settlement.network);
   if (!network.success) problems.push(...zodProblems(network.error, "network"));
-  if (settlement.success && !/^0x[0-9a-fA-F]{64}$/.test(settlement.transaction)) problems.push(`transaction: ${JSON.stringify(settlement.transaction)} is not a transaction hash`);
+  if (settlement.success && !/^0x[0-9a-fA-F]{64}$/.test(settlement.transaction))
+    problems.push(`transaction: ${JSON.stringify(settlement.transaction)} is not a transaction hash`);
   if (!settlement.success && !settlement.errorReason) problems.push("errorReason: a failed settlement must say why");
   for (const [key, extension] of Object.entries(settlement.extensions ?? {})) {
     const found = key === OFFER_RECEIPT ? await receiptProblems(extension, settlement, expect.payee) : ["no official check is known for this extension"];
@@ -396,7 +406,9 @@ export function listingProblems(value: unknown, check: ListingCheck = { schema: 
   const bazaar = listing.extensions?.[BAZAAR.key];
   if (bazaar !== undefined) problems.push(...prefixed("extensions.bazaar: ", bazaarProblems(bazaar, check)));
   if (listing.x402Version === 1 && bazaar === undefined) {
-    const readable = listing.accepts.some((accept) => PaymentRequirementsV1Schema.safeParse(accept).success && extractDiscoveryInfoV1(accept as never) !== null);
+    const readable = listing.accepts.some(
+      (accept) => PaymentRequirementsV1Schema.safeParse(accept).success && extractDiscoveryInfoV1(accept as never) !== null,
+    );
     if (!readable) problems.push("accepts: no v1 outputSchema.input the bazaar can read the call from");
   }
   return problems;
@@ -414,7 +426,8 @@ export function listPageProblems(value: unknown, check: ListingCheck = { schema:
   const parsed = ListResponseShape.safeParse(value);
   if (!parsed.success) return zodProblems(parsed.error);
   const problems = pageProblems(parsed.data.items, check, "items");
-  if (parsed.data.items.length > parsed.data.pagination.limit) problems.push(`items: ${parsed.data.items.length}, more than the page's limit ${parsed.data.pagination.limit}`);
+  if (parsed.data.items.length > parsed.data.pagination.limit)
+    problems.push(`items: ${parsed.data.items.length}, more than the page's limit ${parsed.data.pagination.limit}`);
   return problems;
 }
 
@@ -424,7 +437,8 @@ export function searchPageProblems(value: unknown, check: ListingCheck = { schem
   if (!parsed.success) return zodProblems(parsed.error);
   const problems = pageProblems(parsed.data.resources, check, "resources");
   const limit = parsed.data.pagination?.limit;
-  if (limit !== undefined && parsed.data.resources.length > limit) problems.push(`resources: ${parsed.data.resources.length}, more than the page's limit ${limit}`);
+  if (limit !== undefined && parsed.data.resources.length > limit)
+    problems.push(`resources: ${parsed.data.resources.length}, more than the page's limit ${limit}`);
   return problems;
 }
 

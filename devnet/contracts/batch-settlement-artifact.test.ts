@@ -24,7 +24,9 @@ describe("the devnet's batch-settlement contracts", () => {
 
   it("x402BatchSettlement has every function and event of the ABI @x402/evm calls it with, by name, argument names and types", async () => {
     const packageAbi = await packageBatchSettlementAbi();
-    const ours = new Map(canonicalAbi(withoutInternalTypes(loadContractArtifact("batchSettlement").abi) as unknown[]).map((entry) => [abiEntryLabel(entry), entry]));
+    const ours = new Map(
+      canonicalAbi(withoutInternalTypes(loadContractArtifact("batchSettlement").abi) as unknown[]).map((entry) => [abiEntryLabel(entry), entry]),
+    );
     const expected = canonicalAbi(packageAbi);
     expect(expected.length).toBeGreaterThanOrEqual(19);
     for (const entry of expected) expect(ours.get(abiEntryLabel(entry)), abiEntryLabel(entry)).toEqual(entry);

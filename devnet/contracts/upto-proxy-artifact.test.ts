@@ -5,7 +5,8 @@ import { canonicalAbi } from "./canonical-abi";
 import { compileContract } from "./compile-contract";
 import { loadContractArtifact, readContractArtifact } from "./contract-artifacts";
 
-const typeString = (name: keyof typeof uptoPermit2WitnessTypes) => `${name}(${uptoPermit2WitnessTypes[name].map((field) => `${field.type} ${field.name}`).join(",")})`;
+const typeString = (name: keyof typeof uptoPermit2WitnessTypes) =>
+  `${name}(${uptoPermit2WitnessTypes[name].map((field) => `${field.type} ${field.name}`).join(",")})`;
 
 describe("the devnet's x402UptoPermit2Proxy", () => {
   it("has the committed artifact of its source: a fresh compile gives the same bytes (else run `npm run devnet:contracts`)", { timeout: 60_000 }, () => {

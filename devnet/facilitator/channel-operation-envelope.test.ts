@@ -2,7 +2,15 @@ import { parsePaymentPayload, parsePaymentRequirements } from "@x402/core/schema
 import { describe, expect, it } from "vitest";
 import { acceptChannelOperationTimeout } from "./channel-operation-envelope";
 
-const requirements = { scheme: "batch-settlement", network: "eip155:31337", asset: "0x7ef8E99980Da5bcEDcF7C10f41E55f759F6A174B", amount: "0", payTo: "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc", maxTimeoutSeconds: 0, extra: {} };
+const requirements = {
+  scheme: "batch-settlement",
+  network: "eip155:31337",
+  asset: "0x7ef8E99980Da5bcEDcF7C10f41E55f759F6A174B",
+  amount: "0",
+  payTo: "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc",
+  maxTimeoutSeconds: 0,
+  extra: {},
+};
 const envelope = (type: string, scheme = "batch-settlement") => ({
   paymentPayload: { x402Version: 2, accepted: { ...requirements, scheme }, payload: { type, receiver: requirements.payTo, token: requirements.asset } },
   paymentRequirements: { ...requirements, scheme },

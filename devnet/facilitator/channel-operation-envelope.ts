@@ -7,10 +7,13 @@
  */
 export function acceptChannelOperationTimeout(envelope: { paymentPayload: Record<string, unknown>; paymentRequirements: Record<string, unknown> }) {
   const operation = (envelope.paymentPayload.payload as { type?: unknown } | undefined)?.type;
-  const isChannelOperation = envelope.paymentRequirements.scheme === "batch-settlement" && (operation === "claim" || operation === "settle" || operation === "refund");
+  const isChannelOperation =
+    envelope.paymentRequirements.scheme === "batch-settlement" && (operation === "claim" || operation === "settle" || operation === "refund");
   if (!isChannelOperation) return envelope;
   const patch = (requirements: unknown) =>
-    requirements !== null && typeof requirements === "object" && (requirements as { maxTimeoutSeconds?: unknown }).maxTimeoutSeconds === 0 ? { ...requirements, maxTimeoutSeconds: 1 } : requirements;
+    requirements !== null && typeof requirements === "object" && (requirements as { maxTimeoutSeconds?: unknown }).maxTimeoutSeconds === 0
+      ? { ...requirements, maxTimeoutSeconds: 1 }
+      : requirements;
   return {
     paymentPayload: { ...envelope.paymentPayload, accepted: patch(envelope.paymentPayload.accepted) },
     paymentRequirements: patch(envelope.paymentRequirements) as Record<string, unknown>,

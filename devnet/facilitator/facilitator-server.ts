@@ -118,7 +118,12 @@ export async function startFacilitatorServer(options: StartFacilitatorServerOpti
     const payer = PayerPayload.safeParse(payload.data).data;
     const network = String(envelope.data.paymentRequirements.network ?? "");
     if (kind === "verify" && faults.verifyFails) {
-      return sendJson(response, 200, { isValid: false, invalidReason: "devnet_fault_verify_failed", invalidMessage: "The devnet's verify fault is on.", payer });
+      return sendJson(response, 200, {
+        isValid: false,
+        invalidReason: "devnet_fault_verify_failed",
+        invalidMessage: "The devnet's verify fault is on.",
+        payer,
+      });
     }
     if (kind === "settle" && faults.settleFails) {
       return sendJson(response, 200, {
@@ -135,9 +140,7 @@ export async function startFacilitatorServer(options: StartFacilitatorServerOpti
     const paymentRequirements = requirements.data as PaymentRequirements;
     try {
       const result =
-        kind === "verify"
-          ? await facilitator.verify(paymentPayload, paymentRequirements)
-          : await facilitator.settle(paymentPayload, paymentRequirements);
+        kind === "verify" ? await facilitator.verify(paymentPayload, paymentRequirements) : await facilitator.settle(paymentPayload, paymentRequirements);
       sendJson(response, 200, result);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -1,13 +1,5 @@
 import type { FacilitatorEvmSigner } from "@x402/evm";
-import {
-  createWalletClient,
-  http,
-  WaitForTransactionReceiptTimeoutError,
-  type Chain,
-  type PublicClient,
-  type TestClient,
-  type Transport,
-} from "viem";
+import { createWalletClient, http, WaitForTransactionReceiptTimeoutError, type Chain, type PublicClient, type TestClient, type Transport } from "viem";
 import { createNonceManager, jsonRpc } from "viem/nonce";
 import { localAccount } from "../../lib/crypto/secp256k1";
 import type { DevAccount } from "../chain/dev-accounts";

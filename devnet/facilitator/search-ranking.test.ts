@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { rankBySearch, searchScore, searchWords, type SearchableFields } from "./search-ranking";
 
 const items: (SearchableFields & { id: string })[] = [
-  { id: "news", names: ["news-headlines", "Devnet News"], tags: ["news", "headlines"], path: "/news", description: "Headlines on a topic, including the weather." },
+  {
+    id: "news",
+    names: ["news-headlines", "Devnet News"],
+    tags: ["news", "headlines"],
+    path: "/news",
+    description: "Headlines on a topic, including the weather.",
+  },
   { id: "weather", names: ["weather", "Devnet Weather"], tags: ["weather", "forecast"], path: "/weather", description: "Forecast for a city." },
   { id: "prices", names: ["crypto-price"], tags: ["crypto", "price", "bitcoin"], path: "/crypto/price", description: "Spot prices." },
 ];

@@ -24,7 +24,13 @@ export function mcpDiscoveryItems(server: RunningMcpServer, lastUpdated: string)
         serviceName: tool.serviceName,
         tags: tool.tags,
         extensions: server.paywall.discoveryExtensionFor(tool, server.inputSchemaOf(tool)),
-        metadata: { name: listedName(server, tool.name), path: `${new URL(server.url).pathname}#${tool.name}`, price: formatUsdc(tool.price), amount: tool.price.toString(), offline: false },
+        metadata: {
+          name: listedName(server, tool.name),
+          path: `${new URL(server.url).pathname}#${tool.name}`,
+          price: formatUsdc(tool.price),
+          amount: tool.price.toString(),
+          offline: false,
+        },
       },
     ];
   });

@@ -32,7 +32,12 @@ export type McpPaywall = {
    * Runs one call of a priced tool: unpaid, it answers the payment request; paid, it verifies,
    * runs the tool, settles, and answers with the settlement in `_meta`.
    */
-  call(tool: DemoMcpTool, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, inputSchema: Record<string, unknown>): Promise<CallToolResult>;
+  call(
+    tool: DemoMcpTool,
+    args: Record<string, unknown>,
+    meta: Record<string, unknown> | undefined,
+    inputSchema: Record<string, unknown>,
+  ): Promise<CallToolResult>;
 };
 
 /**
@@ -128,11 +133,21 @@ export async function createMcpPaywall(options: McpPaywallOptions, tools: readon
       } catch (error) {
         const failed: SettleResponse =
           error instanceof SettleError
-            ? { success: false, errorReason: error.errorReason ?? "settle_failed", transaction: error.transaction ?? "", network: error.network, payer: error.payer }
+            ? {
+                success: false,
+                errorReason: error.errorReason ?? "settle_failed",
+                transaction: error.transaction ?? "",
+                network: error.network,
+                payer: error.payer,
+              }
             : { success: false, errorReason: "settle_failed", transaction: "", network: matched.network };
         return settlementFailedResult(await paymentRequired(tool, `Payment settlement failed: ${failed.errorReason}`, inputSchema), failed);
       }
-      if (!settlement.success) return settlementFailedResult(await paymentRequired(tool, `Payment settlement failed: ${settlement.errorReason ?? "settle_failed"}`, inputSchema), settlement);
+      if (!settlement.success)
+        return settlementFailedResult(
+          await paymentRequired(tool, `Payment settlement failed: ${settlement.errorReason ?? "settle_failed"}`, inputSchema),
+          settlement,
+        );
 
       const meta_ = { [MCP_PAYMENT_RESPONSE_META_KEY]: settlement };
       if (!outcome.ok) return { isError: true, content: [{ type: "text", text: outcome.text }], _meta: meta_ };

@@ -99,7 +99,8 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Ru
     if (transport === "sse") return handleSse(request, response, url);
     const path = url.pathname.replace(/\/+$/, "");
     if (path !== MCP_PATH) return sendJson(response, 404, rpcError(-32601, `No MCP endpoint at ${path || "/"}; it is at ${MCP_PATH}.`));
-    if (request.method !== "POST") return sendJson(response, 405, rpcError(-32000, "Method not allowed: this stateless server answers POST only."), { Allow: "POST" });
+    if (request.method !== "POST")
+      return sendJson(response, 405, rpcError(-32000, "Method not allowed: this stateless server answers POST only."), { Allow: "POST" });
     if (!paywall) return sendJson(response, 503, rpcError(-32000, "The MCP server is still starting."));
     const body = await readJsonBody(request);
     if (!body.ok) return sendJson(response, body.status, rpcError(-32700, body.detail));

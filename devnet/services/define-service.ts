@@ -95,16 +95,19 @@ export type ServiceDefinition<Input> = Omit<
  * an entry that breaks them could never be paid. Checked here, when the catalogue is built.
  */
 export function defineService<Input>(definition: ServiceDefinition<Input>): DemoService {
-  const problems = serviceMetadataProblems({ serviceName: definition.serviceName, tags: definition.tags, description: definition.description, mimeType: "application/json" });
+  const problems = serviceMetadataProblems({
+    serviceName: definition.serviceName,
+    tags: definition.tags,
+    description: definition.description,
+    mimeType: "application/json",
+  });
   if (problems.length > 0) throw new Error(`${definition.name}: ${problems.join("; ")}`);
   const { input: schema, produce, delayMs, parameters, metering: meter, ...rest } = definition;
   const metering = meter ? meteringTermsOf(definition.name, meter, rest) : undefined;
   const inputIn = rest.inputIn ?? "query";
   const templateNames = [...rest.path.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1]);
   if (inputIn === "path" && templateNames.join() !== Object.keys(parameters).join()) throw new Error(`${definition.name}: the path names its parameters`);
-  const full = Object.fromEntries(
-    Object.entries(parameters).map(([key, parameter]) => [key, { type: "string" as const, required: true, ...parameter }]),
-  );
+  const full = Object.fromEntries(Object.entries(parameters).map(([key, parameter]) => [key, { type: "string" as const, required: true, ...parameter }]));
   const example = schema.parse(Object.fromEntries(Object.entries(full).map(([key, parameter]) => [key, parameter.example])));
   const check = (input: ServiceInput) => {
     const parsed = schema.safeParse(input);
@@ -151,7 +154,8 @@ export function defineService<Input>(definition: ServiceDefinition<Input>): Demo
 function meteringTermsOf(name: string, meter: MeteringTerms, service: { x402Version: 1 | 2; offers?: Offers; price: bigint }): MeteringTerms {
   if (service.x402Version !== 2) throw new Error(`${name}: a metered service speaks x402 v2 (upto has no v1)`);
   if ((service.offers ?? "local") !== "local") throw new Error(`${name}: a metered service takes the local USDC only`);
-  if (!Number.isSafeInteger(meter.maxUnits) || meter.maxUnits < 1 || meter.unitPrice < 1n) throw new Error(`${name}: a meter needs a positive unit price and unit count`);
+  if (!Number.isSafeInteger(meter.maxUnits) || meter.maxUnits < 1 || meter.unitPrice < 1n)
+    throw new Error(`${name}: a meter needs a positive unit price and unit count`);
   if (ceilingOf(meter) !== service.price) throw new Error(`${name}: the price must be the ceiling, ${meter.maxUnits} × ${meter.unitPrice}`);
   return { unit: meter.unit, unitPrice: meter.unitPrice, maxUnits: meter.maxUnits, settles: meter.settles };
 }
@@ -181,9 +185,13 @@ function abortableDelay(milliseconds: number, signal: AbortSignal): Promise<void
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, milliseconds);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

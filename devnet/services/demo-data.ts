@@ -109,9 +109,18 @@ export function premiumReport(topic: string) {
       confidencePercent: seededInteger(topic, 3, 55, 95),
     },
     sections: [
-      { heading: "Where things stand", body: `${titleCase(topic)} is ${growth >= 0 ? "growing" : "shrinking"} at ${Math.abs(growth)}% a year in this synthetic scenario.` },
-      { heading: "What to watch", body: `Three invented signals: ${pick(topic, 4, ["pricing", "regulation", "talent"])}, ${pick(topic, 5, ["supply", "demand", "sentiment"])} and ${pick(topic, 6, ["competition", "funding", "technology"])}.` },
-      { heading: "Risks", body: `The main made-up risk is ${pick(topic, 7, ["overcapacity", "a funding squeeze", "a regulatory shift", "slowing adoption"])}.` },
+      {
+        heading: "Where things stand",
+        body: `${titleCase(topic)} is ${growth >= 0 ? "growing" : "shrinking"} at ${Math.abs(growth)}% a year in this synthetic scenario.`,
+      },
+      {
+        heading: "What to watch",
+        body: `Three invented signals: ${pick(topic, 4, ["pricing", "regulation", "talent"])}, ${pick(topic, 5, ["supply", "demand", "sentiment"])} and ${pick(topic, 6, ["competition", "funding", "technology"])}.`,
+      },
+      {
+        heading: "Risks",
+        body: `The main made-up risk is ${pick(topic, 7, ["overcapacity", "a funding squeeze", "a regulatory shift", "slowing adoption"])}.`,
+      },
     ],
     riskRating: pick(topic, 8, ["low", "moderate", "elevated", "high"] as const),
   };
@@ -151,7 +160,34 @@ export function translation(text: string, targetLanguage: string) {
   return { ...label, text, targetLanguage, translation: `[${targetLanguage}] ${text}` };
 }
 
-const STOP_WORDS = new Set(["the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "has", "have", "its", "into", "than", "then", "but", "not", "you", "your", "our", "their", "they", "what", "which", "about"]);
+const STOP_WORDS = new Set([
+  "the",
+  "and",
+  "for",
+  "with",
+  "that",
+  "this",
+  "from",
+  "are",
+  "was",
+  "were",
+  "has",
+  "have",
+  "its",
+  "into",
+  "than",
+  "then",
+  "but",
+  "not",
+  "you",
+  "your",
+  "our",
+  "their",
+  "they",
+  "what",
+  "which",
+  "about",
+]);
 
 /** The most frequent words of a text (ties by first appearance): honest, if simple, "extraction". */
 export function keywords(text: string, limit: number) {
@@ -180,7 +216,14 @@ export function stockQuote(symbol: string) {
 export function archiveDocument(id: string) {
   const subject = pick(`archive:${id}`, 1, ["harbour records", "railway timetables", "city council minutes", "weather logs"] as const);
   const year = seededInteger(`archive:${id}`, 2, 1890, 1990);
-  return { ...label, id, title: `${titleCase(subject)}, ${year}`, year, pages: seededInteger(`archive:${id}`, 3, 2, 40), summary: `Scanned ${subject} from ${year}.` };
+  return {
+    ...label,
+    id,
+    title: `${titleCase(subject)}, ${year}`,
+    year,
+    pages: seededInteger(`archive:${id}`, 3, 2, 40),
+    summary: `Scanned ${subject} from ${year}.`,
+  };
 }
 
 export function airQuality(city: string) {
@@ -211,7 +254,10 @@ function wordsOf(text: string): string[] {
 }
 
 function sentencesOf(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+/).map((sentence) => sentence.trim()).filter(Boolean);
+  return text
+    .split(/(?<=[.!?])\s+/)
+    .map((sentence) => sentence.trim())
+    .filter(Boolean);
 }
 
 /** Counts, reading time and the most frequent words of a text (the metered text service). */
@@ -246,8 +292,20 @@ export function datasetRows(dataset: Dataset, rows: number) {
   const data = Array.from({ length: rows }, (_unused, index) => {
     const seed = `${dataset}:${index + 1}`;
     return dataset === "sales"
-      ? { id: index + 1, day: index + 1, region: pick(seed, 1, REGIONS), product: pick(seed, 2, PRODUCTS), units: seededInteger(seed, 3, 1, 500), revenueUsd: (seededFraction(seed, 4) * 10_000).toFixed(2) }
-      : { id: index + 1, station: pick(seed, 1, STATIONS), temperatureCelsius: seededInteger(seed, 2, -5, 34), humidityPercent: seededInteger(seed, 3, 20, 95) };
+      ? {
+          id: index + 1,
+          day: index + 1,
+          region: pick(seed, 1, REGIONS),
+          product: pick(seed, 2, PRODUCTS),
+          units: seededInteger(seed, 3, 1, 500),
+          revenueUsd: (seededFraction(seed, 4) * 10_000).toFixed(2),
+        }
+      : {
+          id: index + 1,
+          station: pick(seed, 1, STATIONS),
+          temperatureCelsius: seededInteger(seed, 2, -5, 34),
+          humidityPercent: seededInteger(seed, 3, 20, 95),
+        };
   });
   return { ...label, dataset, rows: data.length, data };
 }

@@ -64,7 +64,11 @@ describe("a metered demo service", () => {
 
   it("in the catalogue: two honest meters and one that settles its ceiling", async () => {
     const context = { slowDelayMs: 0, signal: new AbortController().signal };
-    expect(await findDemoService("row-meter")?.answer({ rows: "7" }, context)).toMatchObject({ ok: true, settleAmount: 3_500n, body: { rows: 7, dataset: "sales" } });
+    expect(await findDemoService("row-meter")?.answer({ rows: "7" }, context)).toMatchObject({
+      ok: true,
+      settleAmount: 3_500n,
+      body: { rows: 7, dataset: "sales" },
+    });
     expect(await findDemoService("text-meter")?.answer({ text: "x".repeat(101) }, context)).toMatchObject({ ok: true, settleAmount: 2_000n });
     expect(await findDemoService("overcharging-summary")?.answer({ text: "Short. Text." }, context)).toMatchObject({
       ok: true,

@@ -24,7 +24,12 @@ export type AcceptedRequest = { url: URL; input: ServiceInput };
  * come from the query string, the path (a route template's `:name` segments) or a JSON body,
  * as the service declares.
  */
-export async function preflight(service: DemoService, request: IncomingMessage, response: ServerResponse, hasPayment: boolean): Promise<AcceptedRequest | undefined> {
+export async function preflight(
+  service: DemoService,
+  request: IncomingMessage,
+  response: ServerResponse,
+  hasPayment: boolean,
+): Promise<AcceptedRequest | undefined> {
   // The port the request came in on, so that the 402's `resource.url` is the service's real URL.
   const url = new URL(request.url ?? "/", `http://${LOOPBACK_HOST}:${request.socket.localPort ?? 80}`);
   const fromPath = matchRoute(service.path, url.pathname);
@@ -126,7 +131,12 @@ async function answerOrRefuse(
 ): Promise<ProducedAnswer> {
   if (callerGone.aborted) return { kind: "caller-gone" };
   if (environment.faults.isServiceFailing(service.name)) {
-    sendProblem(response, 500, "Service error", `${service.serviceName} failed after verifying your payment. The payment was not settled: nothing was charged.`);
+    sendProblem(
+      response,
+      500,
+      "Service error",
+      `${service.serviceName} failed after verifying your payment. The payment was not settled: nothing was charged.`,
+    );
     return { kind: "failed" };
   }
   const context: ServiceContext = { slowDelayMs: environment.slowDelayMs, signal: callerGone };

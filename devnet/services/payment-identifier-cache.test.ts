@@ -98,7 +98,10 @@ describe("payment identifier cache (a demo service's deduplication)", () => {
     const faults = new DevnetFaults();
     const service = fakeService({ delayMs: 200 });
     const url = await serve(paymentIdentifierCacheFor(faults, "weather").guard(service.handler));
-    const [first, second] = await Promise.all([send(url, paymentHeader("0xaa", ID)), new Promise((resolve) => setTimeout(resolve, 50)).then(() => send(url, paymentHeader("0xbb", ID)))]);
+    const [first, second] = await Promise.all([
+      send(url, paymentHeader("0xaa", ID)),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => send(url, paymentHeader("0xbb", ID))),
+    ]);
     expect(first.status).toBe(200);
     expect(second.status).toBe(409);
     expect(service.calls()).toBe(1);

@@ -54,10 +54,20 @@ export class PaymentIdentifierCache {
     const remembered = this.#answers.get(id);
     if (remembered && remembered.fingerprint === fingerprint) return replay(response, remembered.response);
     if (remembered) {
-      return sendProblem(response, 409, "Payment identifier already used", "This payment identifier was already used with another payment. Nothing was charged.");
+      return sendProblem(
+        response,
+        409,
+        "Payment identifier already used",
+        "This payment identifier was already used with another payment. Nothing was charged.",
+      );
     }
     if (this.#inFlight.has(id)) {
-      return sendProblem(response, 409, "Payment in progress", "A payment with this identifier is still being processed. Nothing was charged; retry once it has finished.");
+      return sendProblem(
+        response,
+        409,
+        "Payment in progress",
+        "A payment with this identifier is still being processed. Nothing was charged; retry once it has finished.",
+      );
     }
     this.#inFlight.add(id);
     try {
@@ -67,7 +77,12 @@ export class PaymentIdentifierCache {
     }
   }
 
-  async #run(inner: PaidServiceHandler, request: IncomingMessage, response: ServerResponse, payment: { id: string; fingerprint: string } | undefined): Promise<void> {
+  async #run(
+    inner: PaidServiceHandler,
+    request: IncomingMessage,
+    response: ServerResponse,
+    payment: { id: string; fingerprint: string } | undefined,
+  ): Promise<void> {
     const captured = captureResponse(response);
     await inner.handle(request, response);
     const sent = captured();
@@ -85,7 +100,9 @@ function readPayment(request: IncomingMessage): { id: string | null; fingerprint
   try {
     const payload = decodePaymentSignatureHeader(header);
     // The signed payment itself: the same authorization re-sent is the same payload.
-    const fingerprint = createHash("sha256").update(canonicalJson({ accepted: payload.accepted, payload: payload.payload })).digest("hex");
+    const fingerprint = createHash("sha256")
+      .update(canonicalJson({ accepted: payload.accepted, payload: payload.payload }))
+      .digest("hex");
     return { id: extractPaymentIdentifier(payload), fingerprint };
   } catch {
     // Unreadable: the x402 server answers it as it answers any bad payment.

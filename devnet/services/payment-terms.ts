@@ -30,7 +30,9 @@ export function discoveryExtensionFor(service: DemoService): Record<string, unkn
   const entries = Object.entries(service.parameters);
   const examples = exampleInput(service);
   const schema = {
-    properties: Object.fromEntries(entries.map(([key, parameter]) => [key, { type: parameter.type, description: parameter.description, ...choicesOf(parameter) }])),
+    properties: Object.fromEntries(
+      entries.map(([key, parameter]) => [key, { type: parameter.type, description: parameter.description, ...choicesOf(parameter) }]),
+    ),
     required: entries.filter(([, parameter]) => parameter.required).map(([key]) => key),
   };
   const output = { example: service.exampleOutput };
@@ -84,7 +86,10 @@ const FOREIGN_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
  */
 export function v1RequirementsFor(service: DemoService, resourceUrl: string, terms: PaymentTerms): PaymentRequirementsV1 {
   const fields = Object.fromEntries(
-    Object.entries(service.parameters).map(([key, parameter]) => [key, { type: parameter.type, description: parameter.description, required: parameter.required, ...choicesOf(parameter) }]),
+    Object.entries(service.parameters).map(([key, parameter]) => [
+      key,
+      { type: parameter.type, description: parameter.description, required: parameter.required, ...choicesOf(parameter) },
+    ]),
   );
   const input =
     service.inputIn === "json-body"

@@ -165,7 +165,8 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     inputIn: "path",
     x402Version: 2,
     price: usdc("0.018"),
-    description: "A scanned document from the archive, by id; pay once per document, then sign in with the same wallet (sign-in-with-x) to read it again for free (synthetic demo data).",
+    description:
+      "A scanned document from the archive, by id; pay once per document, then sign in with the same wallet (sign-in-with-x) to read it again for free (synthetic demo data).",
     tags: ["archive", "document", "records", "history", "sign-in-with-x"],
     parameters: { id: { description: "Document id, e.g. doc-1", example: "doc-1" } },
     signInWithX: true,
@@ -205,12 +206,14 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     inputIn: "json-body",
     x402Version: 2,
     price: usdc("0.06"),
-    description: "Counts the words, sentences and reading time of a text sent as a JSON body; billed per 100 characters at 0.001 USDC, at most 0.06 USDC (synthetic demo service).",
+    description:
+      "Counts the words, sentences and reading time of a text sent as a JSON body; billed per 100 characters at 0.001 USDC, at most 0.06 USDC (synthetic demo service).",
     tags: ["text", "metered", "word count", "reading time", "upto"],
     parameters: {
       text: {
         description: "The text to measure: at most 6000 characters, billed per started 100",
-        example: "Solar and wind power lead the energy transition. Solar panels get cheaper every year, and wind farms move offshore. Storage is the missing piece: batteries smooth the daily cycle, while hydrogen may one day cover the seasons.",
+        example:
+          "Solar and wind power lead the energy transition. Solar panels get cheaper every year, and wind farms move offshore. Storage is the missing piece: batteries smooth the daily cycle, while hydrogen may one day cover the seasons.",
       },
     },
     // Twice the metered limit in UTF-16 units, so that the meter (which counts code points) decides.
@@ -246,7 +249,12 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     price: usdc("0.016"),
     description: "Cuts a text down to its first sentence; billed per 100 characters at 0.001 USDC, at most 0.016 USDC (synthetic demo service).",
     tags: ["summary", "text", "metered", "tldr", "upto"],
-    parameters: { text: { description: "The text to summarize: at most 1600 characters, billed per started 100", example: "Solar power got cheaper again this year. Wind followed." } },
+    parameters: {
+      text: {
+        description: "The text to summarize: at most 1600 characters, billed per started 100",
+        example: "Solar power got cheaper again this year. Wind followed.",
+      },
+    },
     input: z.object({ text: text("text", 3_200) }),
     metering: { unit: "100 characters", unitPrice: usdc("0.001"), maxUnits: 16, settles: "ceiling", units: ({ text: source }) => characterUnits(source, 100) },
     produce: ({ text: source }) => textSummary(source),
@@ -254,9 +262,34 @@ export const DEMO_SERVICES: readonly DemoService[] = [
 ];
 
 const GUIDE_CITIES = [
-  "Lisbon", "Porto", "Madrid", "Seville", "Paris", "Lyon", "Berlin", "Hamburg", "Vienna", "Prague",
-  "Warsaw", "Krakow", "Rome", "Milan", "Naples", "Athens", "Istanbul", "Cairo", "Nairobi", "Lagos",
-  "Mumbai", "Delhi", "Bangkok", "Hanoi", "Seoul", "Osaka", "Sydney", "Lima",
+  "Lisbon",
+  "Porto",
+  "Madrid",
+  "Seville",
+  "Paris",
+  "Lyon",
+  "Berlin",
+  "Hamburg",
+  "Vienna",
+  "Prague",
+  "Warsaw",
+  "Krakow",
+  "Rome",
+  "Milan",
+  "Naples",
+  "Athens",
+  "Istanbul",
+  "Cairo",
+  "Nairobi",
+  "Lagos",
+  "Mumbai",
+  "Delhi",
+  "Bangkok",
+  "Hanoi",
+  "Seoul",
+  "Osaka",
+  "Sydney",
+  "Lima",
 ] as const;
 
 /**

@@ -27,7 +27,13 @@ async function receiptFor(wrongKey: boolean): Promise<EIP712SignedReceipt> {
 describe("signedReceiptsExtension", () => {
   it("signs each receipt with the payee's key, naming the settlement", async () => {
     const receipt = await receiptFor(false);
-    expect(receipt.payload).toMatchObject({ version: 1, network: "eip155:31337", payer: user.address, transaction: TX, resourceUrl: "http://127.0.0.1:4021/weather?city=Lisbon" });
+    expect(receipt.payload).toMatchObject({
+      version: 1,
+      network: "eip155:31337",
+      payer: user.address,
+      transaction: TX,
+      resourceUrl: "http://127.0.0.1:4021/weather?city=Lisbon",
+    });
     expect((await verifyReceiptSignatureEIP712(receipt)).signer).toBe(merchant.address);
   });
 
@@ -40,7 +46,9 @@ describe("signedReceiptsExtension", () => {
 
   it("refuses a key that is not the payee's, and no key at all", () => {
     const faults = { signsReceiptsWithWrongKey: () => false };
-    expect(() => signedReceiptsExtension({ serviceName: "weather", terms: { payTo: merchant.address, payeeKey: user.privateKey }, faults })).toThrow(/not for the payee/);
+    expect(() => signedReceiptsExtension({ serviceName: "weather", terms: { payTo: merchant.address, payeeKey: user.privateKey }, faults })).toThrow(
+      /not for the payee/,
+    );
     expect(() => signedReceiptsExtension({ serviceName: "weather", terms: { payTo: merchant.address }, faults })).toThrow(/payee's key/);
   });
 });

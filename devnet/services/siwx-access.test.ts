@@ -41,7 +41,11 @@ async function header(info: CompleteSIWxInfo, signer = payer, url = `${ORIGIN}${
 
 /** What the service's request hook decides for a request carrying `value` as SIGN-IN-WITH-X. */
 async function decide(access: SiwxAccess, value: string | undefined, path = PATH): Promise<unknown> {
-  const context = { adapter: { getHeader: (name: string) => (name.toLowerCase() === "sign-in-with-x" ? value : undefined) }, path, method: "GET" } as unknown as HTTPRequestContext;
+  const context = {
+    adapter: { getHeader: (name: string) => (name.toLowerCase() === "sign-in-with-x" ? value : undefined) },
+    path,
+    method: "GET",
+  } as unknown as HTTPRequestContext;
   return access.extension.transportHooks!.http!.onProtectedRequest!(declarationOf(access), context, route);
 }
 
@@ -114,7 +118,11 @@ describe("BoundedSiwxStorage", () => {
     storage.recordPayment("/a", payer.address);
     storage.recordPayment("/b", payer.address);
     storage.recordPayment("/c", payer.address);
-    expect([storage.hasPaid("/a", payer.address), storage.hasPaid("/b", payer.address.toLowerCase()), storage.hasPaid("/c", payer.address)]).toEqual([false, true, true]);
+    expect([storage.hasPaid("/a", payer.address), storage.hasPaid("/b", payer.address.toLowerCase()), storage.hasPaid("/c", payer.address)]).toEqual([
+      false,
+      true,
+      true,
+    ]);
     for (const nonce of ["n1", "n2", "n3"]) storage.issueNonce(nonce);
     expect(["n1", "n2", "n3"].map((nonce) => storage.hasUsedNonce(nonce))).toEqual([true, false, false]);
   });

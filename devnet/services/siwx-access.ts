@@ -1,6 +1,12 @@
 import type { ServerResponse } from "node:http";
 import type { ResourceServerExtension } from "@x402/core/types";
-import { createSIWxResourceServerExtension, declareSIWxExtension, type SIWxExtension, type SIWxHookEvent, type SIWxStorage } from "@x402/extensions/sign-in-with-x";
+import {
+  createSIWxResourceServerExtension,
+  declareSIWxExtension,
+  type SIWxExtension,
+  type SIWxHookEvent,
+  type SIWxStorage,
+} from "@x402/extensions/sign-in-with-x";
 import type { DemoService, ServiceInput } from "./define-service";
 import { produceAnswer, type HandlerEnvironment } from "./paid-request-handler";
 
@@ -29,7 +35,10 @@ export class BoundedSiwxStorage implements SIWxStorage {
   /** Nonce → epoch ms after which it is void; insertion order is age order. */
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now, private readonly limits = { payments: MAX_REMEMBERED_PAYMENTS, challenges: MAX_OPEN_CHALLENGES }) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly limits = { payments: MAX_REMEMBERED_PAYMENTS, challenges: MAX_OPEN_CHALLENGES },
+  ) {}
 
   hasPaid(resource: string, address: string): boolean {
     return this.paid.has(paidKey(resource, address));

@@ -45,8 +45,7 @@ export function createV1ServiceHandler(options: V1ServiceOptions): PaidServiceHa
   // The facilitator client is typed for v2; it sends whatever payload it is given, tagged with its x402Version.
   const asV2Requirements = requirements as unknown as PaymentRequirements;
 
-  const paymentRequired = (response: ServerResponse, error: string) =>
-    sendJson(response, 402, { x402Version: 1, error, accepts: [requirements] });
+  const paymentRequired = (response: ServerResponse, error: string) => sendJson(response, 402, { x402Version: 1, error, accepts: [requirements] });
 
   return {
     accepts: [requirements],

@@ -1,13 +1,28 @@
 import type { ServerResponse } from "node:http";
 import { decodePaymentRequiredHeader, encodePaymentRequiredHeader } from "@x402/core/http";
-import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer, type HTTPRequestContext, type HTTPResponseInstructions, type RouteConfig } from "@x402/core/server";
+import {
+  HTTPFacilitatorClient,
+  x402HTTPResourceServer,
+  x402ResourceServer,
+  type HTTPRequestContext,
+  type HTTPResponseInstructions,
+  type RouteConfig,
+} from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { formatUnits } from "viem";
 import { NodeHttpAdapter } from "./node-http-adapter";
-import { preflight, produceAnswer, sendFacilitatorUnavailable, watchCaller, writeInstructions, type HandlerEnvironment, type PaidServiceHandler } from "./paid-request-handler";
+import {
+  preflight,
+  produceAnswer,
+  sendFacilitatorUnavailable,
+  watchCaller,
+  writeInstructions,
+  type HandlerEnvironment,
+  type PaidServiceHandler,
+} from "./paid-request-handler";
 import { discoveryExtensionFor, foreignNetworkOption, MAX_TIMEOUT_SECONDS, type PaymentTerms } from "./payment-terms";
 import type { DemoService } from "./define-service";
 import { meteringQuote } from "./metering";
@@ -78,7 +93,12 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
     }),
     settlementFailedResponseBody: (_context, failure) => ({
       contentType: "application/json",
-      body: { error: "settlement_failed", reason: failure.errorReason, message: failure.errorMessage ?? failure.errorReason, transaction: failure.transaction || null },
+      body: {
+        error: "settlement_failed",
+        reason: failure.errorReason,
+        message: failure.errorMessage ?? failure.errorReason,
+        transaction: failure.transaction || null,
+      },
     }),
   };
   const httpServer = new x402HTTPResourceServer(resourceServer, { [`${service.method} ${service.path}`]: route });
@@ -151,7 +171,9 @@ function offerFirst(instructions: HTTPResponseInstructions, options: Record<stri
   const widened = { ...required, accepts: [...(options as unknown as PaymentRequirements[]), ...required.accepts] };
   const offerReceipt = required.extensions?.[OFFER_RECEIPT] as { info?: { offers?: { acceptIndex?: number }[] } } | undefined;
   if (offerReceipt?.info?.offers) {
-    const offers = offerReceipt.info.offers.map((offer) => (offer.acceptIndex === undefined ? offer : { ...offer, acceptIndex: offer.acceptIndex + options.length }));
+    const offers = offerReceipt.info.offers.map((offer) =>
+      offer.acceptIndex === undefined ? offer : { ...offer, acceptIndex: offer.acceptIndex + options.length },
+    );
     widened.extensions = { ...required.extensions, [OFFER_RECEIPT]: { ...offerReceipt, info: { ...offerReceipt.info, offers } } };
   }
   return { ...instructions, headers: { ...instructions.headers, [name]: encodePaymentRequiredHeader(widened) } };

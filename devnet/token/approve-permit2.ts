@@ -8,7 +8,12 @@ import { PERMIT2 } from "../chain/install-permit2";
  * scheme (and `exact` over Permit2) needs before a first payment, done at start so the demo
  * wallets can pay metered services at once. Each approval is that owner's own transaction.
  */
-export async function approvePermit2(options: { chain: Chain; publicClient: PublicClient<Transport, Chain>; token: Address; owners: readonly DevAccount[] }): Promise<void> {
+export async function approvePermit2(options: {
+  chain: Chain;
+  publicClient: PublicClient<Transport, Chain>;
+  token: Address;
+  owners: readonly DevAccount[];
+}): Promise<void> {
   const { chain, publicClient, token } = options;
   const hashes = await Promise.all(
     options.owners.map((owner) =>

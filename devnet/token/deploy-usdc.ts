@@ -1,14 +1,4 @@
-import {
-  createWalletClient,
-  http,
-  maxUint256,
-  parseAbi,
-  type Address,
-  type Chain,
-  type Hash,
-  type PublicClient,
-  type Transport,
-} from "viem";
+import { createWalletClient, http, maxUint256, parseAbi, type Address, type Chain, type Hash, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevAccount } from "../chain/dev-accounts";
 import { linkBytecode, loadFiatTokenArtifact } from "./fiat-token-artifacts";
@@ -63,9 +53,7 @@ export async function deployUsdc(options: DeployUsdcOptions): Promise<DeployedUs
   };
 
   const signatureChecker = loadFiatTokenArtifact("SignatureChecker");
-  const signatureCheckerAddress = await deployed(
-    await deployer.deployContract({ abi: signatureChecker.abi, bytecode: signatureChecker.bytecode }),
-  );
+  const signatureCheckerAddress = await deployed(await deployer.deployContract({ abi: signatureChecker.abi, bytecode: signatureChecker.bytecode }));
 
   const implementationArtifact = loadFiatTokenArtifact("FiatTokenV2_2");
   const implementation = await deployed(
@@ -77,9 +65,7 @@ export async function deployUsdc(options: DeployUsdcOptions): Promise<DeployedUs
 
   // The proxy's admin is whoever deploys it.
   const proxyArtifact = loadFiatTokenArtifact("FiatTokenProxy");
-  const address = await deployed(
-    await proxyAdmin.deployContract({ abi: proxyArtifact.abi, bytecode: proxyArtifact.bytecode, args: [implementation] }),
-  );
+  const address = await deployed(await proxyAdmin.deployContract({ abi: proxyArtifact.abi, bytecode: proxyArtifact.bytecode, args: [implementation] }));
 
   const owner = options.deployer.address;
   const setup: Hash[] = [];

@@ -12,7 +12,12 @@ const MAX_AMOUNT = 10n ** 30n;
 const Amount = z.bigint().min(0n).max(MAX_AMOUNT);
 
 /** A key's name. No control or format characters: names are printed to the operator's terminal. */
-export const ApiKeyName = z.string().trim().min(1).max(64).regex(/^[^\p{C}]+$/u, "must not contain control characters");
+export const ApiKeyName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^\p{C}]+$/u, "must not contain control characters");
 
 /** A budget's limits nest: one payment fits in a request, a request in a day. */
 export function budgetInOrder(budget: CallerBudget): boolean {

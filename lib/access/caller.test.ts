@@ -31,13 +31,16 @@ describe("resolveCaller", () => {
   it("names a key, a signed-in wallet, or nobody", async () => {
     const apiKeys = new MemoryApiKeyStore();
     const { token } = await apiKeys.create({ name: "ci", budget: { perPayment: 1n, perRequest: 2n, daily: 3n }, now: NOW });
-    const resolve = (headers: Record<string, string>) => resolveCaller({ request: request(headers), apiKeys, sessionSecret: SECRET, chainId: 1, access: access("open"), now: NOW });
+    const resolve = (headers: Record<string, string>) =>
+      resolveCaller({ request: request(headers), apiKeys, sessionSecret: SECRET, chainId: 1, access: access("open"), now: NOW });
     expect(await resolve({ authorization: `Bearer ${token}` })).toMatchObject({ kind: "key", name: "ci", agentWallet: true, budget: { daily: 3n } });
     const address = "0x52908400098527886E0F7030069857D2E4169EE7";
     const cookie = `${SESSION_COOKIE}=${createSessionToken({ address, chainId: 1, issuedAt: NOW, expiresAt: NOW + 1_000 }, SECRET)}`;
     expect(await resolve({ cookie })).toEqual({ kind: "account", address, budget: ACCOUNT_BUDGET, agentWallet: true });
     // A session signed with another key, or one that ended, is no session.
-    expect(await resolve({ cookie: `${SESSION_COOKIE}=${createSessionToken({ address, chainId: 1, issuedAt: NOW, expiresAt: NOW + 1_000 }, `${SECRET}x`)}` })).toEqual({ kind: "anonymous" });
+    expect(
+      await resolve({ cookie: `${SESSION_COOKIE}=${createSessionToken({ address, chainId: 1, issuedAt: NOW, expiresAt: NOW + 1_000 }, `${SECRET}x`)}` }),
+    ).toEqual({ kind: "anonymous" });
     expect(await resolve({})).toEqual({ kind: "anonymous" });
   });
 
@@ -46,7 +49,9 @@ describe("resolveCaller", () => {
     const { key, token } = await apiKeys.create({ name: "old", budget: { perPayment: 1n, perRequest: 1n, daily: 1n }, now: NOW });
     await apiKeys.revoke(key.id, NOW);
     for (const authorization of [`Bearer ${token}`, "Bearer nope", "Bearer", "Token abc"]) {
-      const error = await thrown(() => resolveCaller({ request: request({ authorization }), apiKeys, sessionSecret: SECRET, chainId: 1, access: access("open"), now: NOW }));
+      const error = await thrown(() =>
+        resolveCaller({ request: request({ authorization }), apiKeys, sessionSecret: SECRET, chainId: 1, access: access("open"), now: NOW }),
+      );
       expect(error.status, authorization).toBe(401);
       expect(error.headers["WWW-Authenticate"], authorization).toMatch(/^Bearer realm="x402-agent", error="invalid_(token|request)"$/);
     }
@@ -59,7 +64,16 @@ describe("signed-in wallets and the agent wallet", () => {
 
   it("refuses a session for another chain on every route that reads it, as a bad credential", async () => {
     const cookie = `${SESSION_COOKIE}=${createSessionToken({ address: listed, chainId: 8453, issuedAt: NOW, expiresAt: NOW + 1_000 }, SECRET)}`;
-    const error = await thrown(() => resolveCaller({ request: request({ cookie }), apiKeys: new MemoryApiKeyStore(), sessionSecret: SECRET, chainId: 31337, access: access("open"), now: NOW }));
+    const error = await thrown(() =>
+      resolveCaller({
+        request: request({ cookie }),
+        apiKeys: new MemoryApiKeyStore(),
+        sessionSecret: SECRET,
+        chainId: 31337,
+        access: access("open"),
+        now: NOW,
+      }),
+    );
     expect(error.status).toBe(401);
     expect(error.safeMessage).toMatch(/chain 8453/);
   });
@@ -77,7 +91,13 @@ describe("signed-in wallets and the agent wallet", () => {
 
     const open = access("signed-in", [listed.toLowerCase()]);
     expect(accountCaller(listed, open)).toEqual({ kind: "account", address: listed, budget: ACCOUNT_BUDGET, agentWallet: true });
-    expect(accountCaller(stranger, open)).toEqual({ kind: "account", address: stranger, budget: OPEN_BUDGET, agentWallet: true, pool: { key: OPEN_SIGN_IN_POOL, dailyLimit: 1_000n } });
+    expect(accountCaller(stranger, open)).toEqual({
+      kind: "account",
+      address: stranger,
+      budget: OPEN_BUDGET,
+      agentWallet: true,
+      pool: { key: OPEN_SIGN_IN_POOL, dailyLimit: 1_000n },
+    });
     expect(() => authorizeAgentWallet(accountCaller(stranger, open), "signed-in", true)).not.toThrow();
     expect((await thrown(() => authorizeAgentWallet({ kind: "anonymous" }, "signed-in", true))).status).toBe(401);
   });
@@ -86,7 +106,11 @@ describe("signed-in wallets and the agent wallet", () => {
     const settings: LimitSettings = { defaults: { perPayment: 1n, perRequest: 1n, daily: 1n }, caps: { perPayment: 1n, perRequest: 1n, daily: 1n } };
     const limits = callerLimits(undefined, settings, accountCaller(stranger, access("signed-in")), { pays: true, dailyCap: 5_000n }).limits;
     expect(limits).toMatchObject({ perPayment: 10n, perRequest: 20n, daily: 50n });
-    expect(limits.scope).toMatchObject({ key: `account:${stranger.toLowerCase()}`, walletDailyCap: 5_000n, pool: { key: OPEN_SIGN_IN_POOL, dailyLimit: 1_000n } });
+    expect(limits.scope).toMatchObject({
+      key: `account:${stranger.toLowerCase()}`,
+      walletDailyCap: 5_000n,
+      pool: { key: OPEN_SIGN_IN_POOL, dailyLimit: 1_000n },
+    });
   });
 
   it("lets only callers who may spend the agent wallet have the server call URLs no listing named", () => {
@@ -128,7 +152,12 @@ describe("callerLimits", () => {
   it("holds a named caller to its budget, counted under its own key, with the wallet's cap on top", () => {
     const caller: Caller = { kind: "key", id: "abc", name: "ci", agentWallet: true, budget: { perPayment: 5n, perRequest: 7n, daily: 9n } };
     const limits = callerLimits({ perRequest: 1, daily: "0.000008" }, settings, caller, wallet);
-    expect(limits.limits).toEqual({ perPayment: 5n, perRequest: 7n, daily: 8n, scope: { key: "key:abc", label: "the API key “ci”'s budget", walletDailyCap: 300n } });
+    expect(limits.limits).toEqual({
+      perPayment: 5n,
+      perRequest: 7n,
+      daily: 8n,
+      scope: { key: "key:abc", label: "the API key “ci”'s budget", walletDailyCap: 300n },
+    });
     expect(limits.clamped).toEqual(["perRequest"]);
   });
 

@@ -78,7 +78,11 @@ export async function resolveCaller(input: ResolveCallerInput): Promise<Caller> 
   if (!session) return { kind: "anonymous" };
   // Like a bad key: a session presented for another chain is refused, not treated as anonymous.
   if (session.chainId !== input.chainId) {
-    throw unauthorized("unauthorized:bad_key", 'error="invalid_token"', `Your sign-in was for chain ${session.chainId}; this deployment pays on chain ${input.chainId}. Sign in again.`);
+    throw unauthorized(
+      "unauthorized:bad_key",
+      'error="invalid_token"',
+      `Your sign-in was for chain ${session.chainId}; this deployment pays on chain ${input.chainId}. Sign in again.`,
+    );
   }
   return accountCaller(session.address as `0x${string}`, input.access);
 }
@@ -92,7 +96,13 @@ export function accountCaller(address: `0x${string}`, access: AccountAccess): Ca
   const listed = access.mode === "open" || access.allowedWallets.includes(address.toLowerCase());
   if (listed) return { kind: "account", address, budget: access.accountBudget, agentWallet: true };
   if (access.mode === "signed-in") {
-    return { kind: "account", address, budget: access.openSignIn.budget, agentWallet: true, pool: { key: OPEN_SIGN_IN_POOL, dailyLimit: access.openSignIn.dailyCap } };
+    return {
+      kind: "account",
+      address,
+      budget: access.openSignIn.budget,
+      agentWallet: true,
+      pool: { key: OPEN_SIGN_IN_POOL, dailyLimit: access.openSignIn.dailyCap },
+    };
   }
   return { kind: "account", address, budget: access.accountBudget, agentWallet: false };
 }
@@ -115,7 +125,8 @@ export function authorizeAgentWallet(caller: Caller, access: AgentWalletAccess, 
   if (caller.kind === "key" && !caller.agentWallet) throw new AppError("forbidden:agent_wallet");
   if (caller.kind === "account" && !caller.agentWallet) {
     throw new AppError("forbidden:agent_wallet", {
-      message: "This wallet is signed in, but the operator has not allowed it to make the agent wallet pay. Pay from your own wallet (walletAddress), or ask the operator to list it.",
+      message:
+        "This wallet is signed in, but the operator has not allowed it to make the agent wallet pay. Pay from your own wallet (walletAddress), or ask the operator to list it.",
     });
   }
 }

@@ -44,7 +44,13 @@ export class DatabaseApiKeyStore implements ApiKeyStore {
     if (!isKeyId(id)) return "not-found";
     // One conditional UPDATE: of two concurrent revokes exactly one reports "revoked", and the
     // first revocation time is the one kept.
-    const updated = await this.db.updateTable("api_keys").set({ revoked_at: at }).where("id", "=", id).where("revoked_at", "is", null).returning("id").executeTakeFirst();
+    const updated = await this.db
+      .updateTable("api_keys")
+      .set({ revoked_at: at })
+      .where("id", "=", id)
+      .where("revoked_at", "is", null)
+      .returning("id")
+      .executeTakeFirst();
     if (updated) return "revoked";
     const exists = await this.db.selectFrom("api_keys").select("id").where("id", "=", id).executeTakeFirst();
     return exists ? "already-revoked" : "not-found";

@@ -26,21 +26,40 @@ async function chatWith(calls: Record<string, unknown>[], contract?: InputContra
   const seen: Seen[] = [];
   const results: unknown[] = [];
   const model = toolCallsModel(calls, results);
-  const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model, modelId: "mock", isDemo: false } });
+  const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
+    network: offlineNetwork,
+    store: createMemoryStore(),
+    baseModel: { model, modelId: "mock", isDemo: false },
+  });
   deps.chain = new FakeChain();
   deps.fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
-    seen.push({ method: init?.method ?? "GET", contentType: headers.get("content-type"), body: init?.body as string | undefined, paid: headers.has("payment-signature") });
+    seen.push({
+      method: init?.method ?? "GET",
+      contentType: headers.get("content-type"),
+      body: init?.body as string | undefined,
+      paid: headers.has("payment-signature"),
+    });
     return service.fetch(input, init);
   };
   const listing: ServiceListing | undefined = contract && { name: "Forms", resource: service.url, price: "0.015", amount: 15_000n, tags: [], input: contract };
-  deps.discovery = { ...WITHOUT_MCP_TOOLS, find: async () => ({ listings: listing ? [listing] : [], dropped: {} }), lookup: (url) => (listing && url.startsWith(service.url) ? listing : undefined) };
+  deps.discovery = {
+    ...WITHOUT_MCP_TOOLS,
+    find: async () => ({ listings: listing ? [listing] : [], dropped: {} }),
+    lookup: (url) => (listing && url.startsWith(service.url) ? listing : undefined),
+  };
   const message = listing ? "Subscribe me" : `Use ${service.url}`;
   const response = await handleChatRequest(
-    new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: message }], walletAddress: USER }) }),
+    new Request("http://127.0.0.1/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: message }], walletAddress: USER }),
+    }),
     () => deps,
   );
-  const events = decodeAll(await response.text()).flatMap((item) => (item.kind === "event" && item.event.type === "payment" ? [item.event.payment] : [])) as PaymentEvent[];
+  const events = decodeAll(await response.text()).flatMap((item) =>
+    item.kind === "event" && item.event.type === "payment" ? [item.event.payment] : [],
+  ) as PaymentEvent[];
   const approval = events.find((event) => event.status === "awaiting-approval")?.approval;
   return { url: service.url, seen, results, approval };
 }
@@ -72,7 +91,12 @@ describe("call_paid_service bodies", () => {
   });
 
   it("refuses, before asking the service, a field value outside the set the service declared (its `enum`), naming the set", async () => {
-    const withSet: InputContract = { method: "POST", query: [], path: [], body: { type: "json", fields: [{ name: "dataset", required: true, choices: ["sales", "traffic"] }] } };
+    const withSet: InputContract = {
+      method: "POST",
+      query: [],
+      path: [],
+      body: { type: "json", fields: [{ name: "dataset", required: true, choices: ["sales", "traffic"] }] },
+    };
     const refused = await chatWith([{ url: "https://paid.example/data", method: "POST", body: { dataset: "stations" } }], withSet);
     expect(refused.seen).toEqual([]);
     expect(refused.results).toEqual([{ status: "refused", message: expect.stringContaining('"dataset" must be one of: sales, traffic (not "stations")') }]);

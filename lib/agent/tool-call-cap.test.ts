@@ -37,11 +37,20 @@ describe("tool calls per step", () => {
           toolName: "discover_services",
           input: JSON.stringify({ query: `query ${index}` }),
         }));
-        return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([...calls, { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: mockUsage }]) };
+        return {
+          stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+            ...calls,
+            { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: mockUsage },
+          ]),
+        };
       },
     });
     let discoveryRequests = 0;
-    const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model, modelId: "mock", isDemo: false } });
+    const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
+      network: offlineNetwork,
+      store: createMemoryStore(),
+      baseModel: { model, modelId: "mock", isDemo: false },
+    });
     deps.discovery = {
       ...WITHOUT_MCP_TOOLS,
       find: async () => {
@@ -51,7 +60,11 @@ describe("tool calls per step", () => {
       lookup: () => undefined,
     };
     const response = await handleChatRequest(
-      new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "find everything" }] }) }),
+      new Request("http://127.0.0.1/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "find everything" }] }),
+      }),
       () => deps,
     );
     const events = decodeAll(await response.text()).flatMap((item) => (item.kind === "event" ? [item.event] : [])) as StreamEvent[];

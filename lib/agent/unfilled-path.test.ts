@@ -21,17 +21,32 @@ const TEMPLATE = "https://crypto.example/crypto/:symbol";
 async function callAll(urls: string[], input?: InputContract) {
   const asked: string[] = [];
   const results: unknown[] = [];
-  const model = toolCallsModel(urls.map((url) => ({ url, method: "GET" })), results);
-  const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model, modelId: "mock", isDemo: false } });
+  const model = toolCallsModel(
+    urls.map((url) => ({ url, method: "GET" })),
+    results,
+  );
+  const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
+    network: offlineNetwork,
+    store: createMemoryStore(),
+    baseModel: { model, modelId: "mock", isDemo: false },
+  });
   deps.chain = new FakeChain();
   deps.fetch = async (url) => {
     asked.push(String(url));
     return new Response("{}", { status: 500 });
   };
   const listing: ServiceListing = { name: "Crypto prices", resource: TEMPLATE, price: "0.03", amount: 30_000n, tags: [], ...(input ? { input } : {}) };
-  deps.discovery = { ...WITHOUT_MCP_TOOLS, find: async () => ({ listings: [listing], dropped: {} }), lookup: (url) => (url.startsWith("https://crypto.example/") ? listing : undefined) };
+  deps.discovery = {
+    ...WITHOUT_MCP_TOOLS,
+    find: async () => ({ listings: [listing], dropped: {} }),
+    lookup: (url) => (url.startsWith("https://crypto.example/") ? listing : undefined),
+  };
   const response = await handleChatRequest(
-    new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "Price of BTC?" }], walletAddress: USER }) }),
+    new Request("http://127.0.0.1/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "Price of BTC?" }], walletAddress: USER }),
+    }),
     () => deps,
   );
   await response.text();

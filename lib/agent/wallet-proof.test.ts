@@ -35,7 +35,11 @@ describe("walletProven", () => {
 describe("an agent run's journal, for a wallet named in the body", () => {
   async function quoteFor(proven: boolean) {
     const store = createMemoryStore();
-    const deps = createChatDependencies(parseEnv({}), { network: offlineNetwork, store, baseModel: { model: textModel("ok"), modelId: "mock", isDemo: false } });
+    const deps = createChatDependencies(parseEnv({}), {
+      network: offlineNetwork,
+      store,
+      baseModel: { model: textModel("ok"), modelId: "mock", isDemo: false },
+    });
     const service = fakePaidService(offlineNetwork, { amount: 5_000_000n, onPayment: () => new Response(null, { status: 500 }) });
     deps.fetch = service.fetch;
     deps.chain = new FakeChain();

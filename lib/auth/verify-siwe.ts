@@ -43,7 +43,8 @@ export async function verifySiweSignIn(input: { message: string; signature: stri
   if (fields.domain !== expected.domain) throw refuse("The sign-in message is for another site.");
   if (!sameOrigin(fields.uri, expected.origin)) throw refuse("The sign-in message names another site's address.");
   if (fields.chainId !== expected.chainId) throw refuse(`Sign in on chain ${expected.chainId}, the chain payments run on.`);
-  if (!expected.nonce || fields.nonce !== expected.nonce) throw refuse("The sign-in message's nonce was not issued to this browser, or it expired. Start the sign-in again.");
+  if (!expected.nonce || fields.nonce !== expected.nonce)
+    throw refuse("The sign-in message's nonce was not issued to this browser, or it expired. Start the sign-in again.");
   const issuedAt = fields.issuedAt.getTime();
   if (Number.isNaN(issuedAt) || issuedAt > expected.now + CLOCK_SKEW_MS || issuedAt < expected.now - SIWE_MAX_AGE_MS) {
     throw refuse("The sign-in message is too old or dated in the future. Start the sign-in again.");

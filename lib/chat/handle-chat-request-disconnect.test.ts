@@ -41,7 +41,12 @@ describe("a caller that goes away mid-stream", () => {
     // The Request is not kept here: a server hands it over and may drop it. undici's Request
     // follows the caller's signal only through a weak reference to its own controller.
     const response = await handleChatRequest(
-      new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(hello), signal: caller.signal }),
+      new Request("http://127.0.0.1/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(hello),
+        signal: caller.signal,
+      }),
       () => deps,
     );
     expect(response.status).toBe(200);

@@ -62,7 +62,10 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
 
     const agentWalletPays = !body.walletAddress && deps.agentAccount !== undefined;
     authorizeAgentWallet(caller, deps.settings.access.mode, agentWalletPays);
-    const resolved = callerLimits(body.spendingLimits, deps.settings.limitSettings, caller, { pays: agentWalletPays, dailyCap: deps.settings.access.walletDailyCap });
+    const resolved = callerLimits(body.spendingLimits, deps.settings.limitSettings, caller, {
+      pays: agentWalletPays,
+      dailyCap: deps.settings.access.walletDailyCap,
+    });
     const limits = resolved.limits;
     const signatureHeader = request.headers.get(PAYMENT_SIGNATURE_HEADER);
     const approved = signatureHeader
@@ -80,15 +83,33 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // person's wallet at 429.
     if (approved && body.walletAddress) {
       rateLimit = await enforceRateLimit(deps, [`wallet:${body.walletAddress.toLowerCase()}`], rateLimit);
-      await bindApprovalToRequest(deps.store.idempotency, { nonce: approved.nonce, validBefore: approved.validBefore, request: { ...body, messages }, nowMs: arrivedAt });
+      await bindApprovalToRequest(deps.store.idempotency, {
+        nonce: approved.nonce,
+        validBefore: approved.validBefore,
+        request: { ...body, messages },
+        nowMs: arrivedAt,
+      });
     }
 
     // A sign-in-with-x instead of a payment (verify-sign-in.ts) proves the wallet as well.
-    const signedIn = approved ? undefined : await readSignIn(request.headers.get(SIGN_IN_HEADER), { walletAddress: body.walletAddress, network: deps.network, quoteSecret: deps.quoteSecret, now: (deps.now ?? Date.now)(), serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url) });
+    const signedIn = approved
+      ? undefined
+      : await readSignIn(request.headers.get(SIGN_IN_HEADER), {
+          walletAddress: body.walletAddress,
+          network: deps.network,
+          quoteSecret: deps.quoteSecret,
+          now: (deps.now ?? Date.now)(),
+          serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
+        });
     if (signedIn) rateLimit = await enforceRateLimit(deps, [`wallet:${signedIn.payer.toLowerCase()}`], rateLimit);
 
     const requestKey = requestKeyOf(request, namespaceOf(caller, body.walletAddress, clientKey), messages);
-    const confirmed = readGoAhead(request.headers.get(PAYMENT_APPROVAL_HEADER), { requestKey: requestKey.key, agentWalletPays, secret: deps.quoteSecret, nowMs: arrivedAt });
+    const confirmed = readGoAhead(request.headers.get(PAYMENT_APPROVAL_HEADER), {
+      requestKey: requestKey.key,
+      agentWalletPays,
+      secret: deps.quoteSecret,
+      nowMs: arrivedAt,
+    });
     // Only a client-chosen key marks two requests as the same message: identical conversations
     // may legitimately run side by side (and a retry after a dropped stream must not wait for
     // the abandoned run to wind down), while payments stay deduplicated by the purchase path.
@@ -102,7 +123,11 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       const holder: { run?: ChatRun } = {};
       const writer = new StreamWriter({ framing, onCancel: () => holder.run?.abort(new Error("client disconnected")) });
       const unlisted = unlistedCallsOf(deps, caller, clientKey);
-      const started = startChatRun(deps, { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, requestKey: requestKey.key, arrivedAt, unlisted }, writer);
+      const started = startChatRun(
+        deps,
+        { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, requestKey: requestKey.key, arrivedAt, unlisted },
+        writer,
+      );
       run = holder.run = started;
       // Held until the run ends: a caller that leaves stops it (a paid call must not settle for nobody).
       const stopWatching = watchCaller(request, () => started.abort(new Error("client disconnected")));
@@ -123,9 +148,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       // failed, or the client went away; the claim is released then, and the stream's last
       // byte waits for it, so a client that retries after reading the end never sees 409.
       const released = release ? started.done.catch(() => undefined).then(release) : undefined;
-      const stream = released
-        ? writer.readable.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => released }))
-        : writer.readable;
+      const stream = released ? writer.readable.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => released })) : writer.readable;
       return new Response(stream, {
         status: 200,
         headers: {
@@ -156,13 +179,18 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
  * of unknown origin: a token this server issued for this very request, unchanged and unexpired.
  * Anything else is 402 and nothing is paid, like a bad `PAYMENT-SIGNATURE`.
  */
-function readGoAhead(header: string | null, expected: { requestKey: string; agentWalletPays: boolean; secret: string; nowMs: number }): ConfirmedTerms | undefined {
+function readGoAhead(
+  header: string | null,
+  expected: { requestKey: string; agentWalletPays: boolean; secret: string; nowMs: number },
+): ConfirmedTerms | undefined {
   if (header === null) return undefined;
   if (!expected.agentWalletPays) throw new AppError("payment_required:mismatch", { details: "PAYMENT-APPROVAL on a request the agent wallet does not pay" });
   const checked = readConfirmationToken(header, expected.secret, { requestKey: expected.requestKey, nowSeconds: Math.floor(expected.nowMs / 1000) });
   if (checked.ok) return checked.terms;
   if (checked.problem === "expired") throw new AppError("payment_required:expired");
-  throw new AppError(checked.problem === "other-request" ? "payment_required:mismatch" : "payment_required:invalid_signature", { details: `PAYMENT-APPROVAL: ${checked.problem}` });
+  throw new AppError(checked.problem === "other-request" ? "payment_required:mismatch" : "payment_required:invalid_signature", {
+    details: `PAYMENT-APPROVAL: ${checked.problem}`,
+  });
 }
 
 function hostOf(url: string): string {

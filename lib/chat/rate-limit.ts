@@ -20,7 +20,12 @@ export type RateLimitOutcome = { count: RateLimitCount | undefined; headers: Rec
  * send, for the tightest of these keys and of `earlier` (the outcome of an earlier call for
  * the same request, when keys are counted at different moments).
  */
-export async function enforceRateLimit(settings: RateLimitSettings, keys: string[], earlier?: RateLimitOutcome, limit = settings.env.RATE_LIMIT_REQUESTS): Promise<RateLimitOutcome> {
+export async function enforceRateLimit(
+  settings: RateLimitSettings,
+  keys: string[],
+  earlier?: RateLimitOutcome,
+  limit = settings.env.RATE_LIMIT_REQUESTS,
+): Promise<RateLimitOutcome> {
   const windowSeconds = Math.min(settings.env.RATE_LIMIT_WINDOW_SECONDS, MAX_RETRY_AFTER_SECONDS);
   let tightest = earlier?.count;
   for (const key of keys) {

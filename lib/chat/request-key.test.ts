@@ -15,11 +15,22 @@ describe("request keys", () => {
 
   it("write the namespace's length first, for the chat's Idempotency-Key and its conversations", () => {
     expect(requestKeyOf(withKey("message-1"), "ip:198.51.100.1", []).key).toBe("key:15:ip:198.51.100.1:message-1");
-    expect(requestKeyOf(new Request("http://127.0.0.1/api/chat", { method: "POST" }), "ip:direct", [{ role: "user", content: "hi" }]).key).toMatch(/^conversation:9:ip:direct:[0-9a-f]{64}$/);
+    expect(requestKeyOf(new Request("http://127.0.0.1/api/chat", { method: "POST" }), "ip:direct", [{ role: "user", content: "hi" }]).key).toMatch(
+      /^conversation:9:ip:direct:[0-9a-f]{64}$/,
+    );
   });
 
   it("read back no namespace from other text, nor from keys written before the length", () => {
-    for (const text of ["key:ip:direct:turn-1", "conversation:ip:direct:abc", "mcp:key:aaaa:buy:key:k", "key:99:ip:direct:k", "key:0::k", "key:9:ip:direct", "other:9:ip:direct:k", "key:09:ip:direct:k"]) {
+    for (const text of [
+      "key:ip:direct:turn-1",
+      "conversation:ip:direct:abc",
+      "mcp:key:aaaa:buy:key:k",
+      "key:99:ip:direct:k",
+      "key:0::k",
+      "key:9:ip:direct",
+      "other:9:ip:direct:k",
+      "key:09:ip:direct:k",
+    ]) {
       expect(namespaceOfRequestKey(text), text).toBeUndefined();
     }
   });

@@ -76,4 +76,3 @@ export function requestKeyOf(request: Request, namespace: string, messages: { ro
   }
   return { key: scopedRequestKey("conversation", namespace, createHash("sha256").update(canonicalJson(messages)).digest("hex")), fromHeader: false };
 }
-

@@ -32,7 +32,13 @@ async function uptoQuote(signer = user) {
     asset: offlineNetwork.usdc,
     payTo,
     maxTimeoutSeconds: 120,
-    extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion, assetTransferMethod: "permit2", facilitatorAddress: facilitator, metering: { unit: "row", unitPrice: "500" } },
+    extra: {
+      name: offlineNetwork.usdcName,
+      version: offlineNetwork.usdcVersion,
+      assetTransferMethod: "permit2",
+      facilitatorAddress: facilitator,
+      metering: { unit: "row", unitPrice: "500" },
+    },
   };
   const selection = selectPayableRequirement({ x402Version: 2, accepts: [requirement] }, offlineNetwork, { schemes: ["exact", "upto"] });
   if (!selection.ok) throw new Error(selection.reason);
@@ -40,7 +46,16 @@ async function uptoQuote(signer = user) {
   const now = Math.floor(Date.now() / 1000);
   const validAfter = BigInt(now - 5);
   const validBefore = BigInt(now + 300);
-  const nonce = quoteNonce(SECRET, { payer: user.address, option, chainId: offlineNetwork.chainId, url: URL_, method: "GET", validAfter, validBefore, intent: "" });
+  const nonce = quoteNonce(SECRET, {
+    payer: user.address,
+    option,
+    chainId: offlineNetwork.chainId,
+    url: URL_,
+    method: "GET",
+    validAfter,
+    validBefore,
+    intent: "",
+  });
   const typedData = buildUptoTypedData(option, offlineNetwork.chainId, { validAfter, deadline: validBefore, nonce });
   const approval: ApprovalRequest = ApprovalRequestSchema.parse({
     method: "GET",
@@ -66,7 +81,14 @@ async function uptoQuote(signer = user) {
 const verify = (header: string, now = Date.now()) =>
   verifyApproval({ header, walletAddress: user.address, network: offlineNetwork, quoteSecret: SECRET, now, serviceName: () => "Row meter" });
 
-type Permit = { from: string; permitted: { token: string; amount: string }; spender: string; nonce: string; deadline: string; witness: { to: string; facilitator: string; validAfter: string } };
+type Permit = {
+  from: string;
+  permitted: { token: string; amount: string };
+  spender: string;
+  nonce: string;
+  deadline: string;
+  witness: { to: string; facilitator: string; validAfter: string };
+};
 type Payload = { accepted: Record<string, unknown>; payload: { authorization: Permit } };
 
 /** The header with its JSON changed, as an attacker or a buggy client might send it. */
@@ -94,7 +116,9 @@ describe("verifyApproval for a metered (upto) approval", () => {
   it("refuses a tampered ceiling, with or without the accepted requirement changed to match", async () => {
     const { approval, signature } = await uptoQuote();
     const header = encodePaymentSignatureHeader(approval, signature);
-    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.permitted.amount = "1000000")))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.permitted.amount = "1000000")))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
     const raised = tamper(header, (payload) => {
       payload.payload.authorization.permitted.amount = "1000000";
       payload.accepted.amount = "1000000";
@@ -115,11 +139,19 @@ describe("verifyApproval for a metered (upto) approval", () => {
   it("refuses a tampered nonce, facilitator or spender", async () => {
     const { approval, signature } = await uptoQuote();
     const header = encodePaymentSignatureHeader(approval, signature);
-    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.nonce = "12345")))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.nonce = "12345")))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
     // A nonce wider than the quote's 32 bytes is no quote's.
-    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.nonce = "9".repeat(78))))).rejects.toMatchObject({ code: "payment_required:mismatch" });
-    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.witness.facilitator = other.address)))).rejects.toMatchObject({ code: "payment_required:mismatch" });
-    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.spender = other.address)))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.nonce = "9".repeat(78))))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
+    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.witness.facilitator = other.address)))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
+    await expect(verify(tamper(header, (payload) => (payload.payload.authorization.spender = other.address)))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
   });
 
   it("refuses another wallet's signature, and a permit sent for another walletAddress", async () => {
@@ -127,7 +159,9 @@ describe("verifyApproval for a metered (upto) approval", () => {
     await expect(verify(encodePaymentSignatureHeader(approval, signature))).rejects.toMatchObject({ code: "payment_required:invalid_signature" });
     const mine = await uptoQuote();
     const header = encodePaymentSignatureHeader(mine.approval, mine.signature);
-    await expect(verifyApproval({ header, walletAddress: other.address, network: offlineNetwork, quoteSecret: SECRET, now: Date.now(), serviceName: () => "x" })).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(
+      verifyApproval({ header, walletAddress: other.address, network: offlineNetwork, quoteSecret: SECRET, now: Date.now(), serviceName: () => "x" }),
+    ).rejects.toMatchObject({ code: "payment_required:mismatch" });
   });
 
   it("refuses a permit presented for an exact requirement, and a permit past its deadline", async () => {

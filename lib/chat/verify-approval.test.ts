@@ -24,7 +24,15 @@ async function quote(body: string | undefined, method = "POST", contentType?: Re
     {
       x402Version: 2,
       accepts: [
-        { scheme: "exact", network: offlineNetwork.caip2, amount: "10000", asset: offlineNetwork.usdc, payTo, maxTimeoutSeconds: 60, extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion } },
+        {
+          scheme: "exact",
+          network: offlineNetwork.caip2,
+          amount: "10000",
+          asset: offlineNetwork.usdc,
+          payTo,
+          maxTimeoutSeconds: 60,
+          extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion },
+        },
       ],
     },
     offlineNetwork,
@@ -34,7 +42,19 @@ async function quote(body: string | undefined, method = "POST", contentType?: Re
   const now = Math.floor(Date.now() / 1000);
   const validAfter = BigInt(now - 5);
   const validBefore = BigInt(now + 300);
-  const nonce = quoteNonce(SECRET, { payer: user.address, option, chainId: offlineNetwork.chainId, url: URL_, method, validAfter, validBefore, intent: "", body, contentType, extensions });
+  const nonce = quoteNonce(SECRET, {
+    payer: user.address,
+    option,
+    chainId: offlineNetwork.chainId,
+    url: URL_,
+    method,
+    validAfter,
+    validBefore,
+    intent: "",
+    body,
+    contentType,
+    extensions,
+  });
   const typedData = buildTransferTypedData(option, user.address, offlineNetwork.chainId, { validAfter, validBefore, nonce });
   const approval: ApprovalRequest = {
     method,
@@ -68,21 +88,31 @@ describe("verifyApproval and the quoted body", () => {
 
   it("refuses the same body and signature with another content type, or with none", async () => {
     const { approval, signature } = await quote("email=a%40b.example", "POST", "application/x-www-form-urlencoded");
-    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
-    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "text/plain; charset=utf-8" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "text/plain; charset=utf-8" }, signature))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
     const { contentType: _dropped, ...untyped } = approval;
     await expect(verify(encodePaymentSignatureHeader(untyped, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
   });
 
   it("reads a body quoted without a named type as JSON, which is how it was sent", async () => {
     const { approval, signature } = await quote('{"text":"hi"}');
-    expect(await verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).toMatchObject({ contentType: "application/json" });
-    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "text/plain; charset=utf-8" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    expect(await verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).toMatchObject({
+      contentType: "application/json",
+    });
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "text/plain; charset=utf-8" }, signature))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
   });
 
   it("refuses a content type on an approval quoted without a body", async () => {
     const { approval, signature } = await quote(undefined, "GET");
-    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, contentType: "application/json" }, signature))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
   });
 
   it("returns the body the signature was made for", async () => {
@@ -93,7 +123,9 @@ describe("verifyApproval and the quoted body", () => {
 
   it("refuses the same signature with another body, or with none", async () => {
     const { approval, signature } = await quote('{"text":"hello","to":"fr"}');
-    await expect(verify(encodePaymentSignatureHeader({ ...approval, body: '{"text":"hello","to":"de"}' }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+    await expect(verify(encodePaymentSignatureHeader({ ...approval, body: '{"text":"hello","to":"de"}' }, signature))).rejects.toMatchObject({
+      code: "payment_required:mismatch",
+    });
     const { body: _dropped, ...withoutBody } = approval;
     await expect(verify(encodePaymentSignatureHeader(withoutBody, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
   });
@@ -120,7 +152,9 @@ describe("verifyApproval and the echoed extensions", () => {
     const changed = { ...extensions, bazaar: { ...bazaar, info: { input: { ...bazaar.info.input, queryParams: { city: "Porto" } } } } };
     const { bazaar: _removed, ...fewer } = extensions;
     for (const variant of [changed, { ...extensions, foo: { info: {} } }, fewer]) {
-      await expect(verify(encodePaymentSignatureHeader({ ...approval, extensions: variant }, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });
+      await expect(verify(encodePaymentSignatureHeader({ ...approval, extensions: variant }, signature))).rejects.toMatchObject({
+        code: "payment_required:mismatch",
+      });
     }
     const { extensions: _all, ...none } = approval;
     await expect(verify(encodePaymentSignatureHeader(none, signature))).rejects.toMatchObject({ code: "payment_required:mismatch" });

@@ -35,15 +35,21 @@ export type VerifyApprovalInput = {
 export async function verifyApproval(input: VerifyApprovalInput): Promise<ApprovedPayment> {
   const payload = decodePaymentSignatureHeader(input.header);
   if (!payload) {
-    throw new AppError("payment_required:invalid_signature", { message: "The PAYMENT-SIGNATURE header is not a valid base64 JSON payment payload. Nothing was charged." });
+    throw new AppError("payment_required:invalid_signature", {
+      message: "The PAYMENT-SIGNATURE header is not a valid base64 JSON payment payload. Nothing was charged.",
+    });
   }
   if (!input.walletAddress) {
-    throw new AppError("payment_required:mismatch", { message: "A PAYMENT-SIGNATURE needs the walletAddress that signed it in the request body. Nothing was charged." });
+    throw new AppError("payment_required:mismatch", {
+      message: "A PAYMENT-SIGNATURE needs the walletAddress that signed it in the request body. Nothing was charged.",
+    });
   }
   const authorization = payload.payload.authorization;
   // Either scheme a person's wallet signs; which one is the accepted requirement's, and the
   // authorization must be of that scheme's shape.
-  const selection = selectPayableRequirement({ x402Version: payload.x402Version as 1 | 2, accepts: [payload.accepted] }, input.network, { schemes: PAYABLE_SCHEMES });
+  const selection = selectPayableRequirement({ x402Version: payload.x402Version as 1 | 2, accepts: [payload.accepted] }, input.network, {
+    schemes: PAYABLE_SCHEMES,
+  });
   if (!selection.ok) throw new AppError("payment_required:mismatch", { details: selection.reason });
   const option = selection.option;
   const permit = isPermit2Authorization(authorization) ? authorization : undefined;
@@ -100,7 +106,9 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
   const typedData = permit
     ? buildUptoTypedData(option, input.network.chainId, { validAfter, deadline: validBefore, nonce })
     : buildTransferTypedData(option, input.walletAddress, input.network.chainId, { validAfter, validBefore, nonce });
-  const signer = permit ? await recoverUptoSigner(typedData as UptoPermitTypedData, signature) : await recoverAuthorizationSigner(typedData as TransferTypedData, signature);
+  const signer = permit
+    ? await recoverUptoSigner(typedData as UptoPermitTypedData, signature)
+    : await recoverAuthorizationSigner(typedData as TransferTypedData, signature);
   if (!signer || getAddress(signer) !== wallet) {
     throw new AppError("payment_required:invalid_signature");
   }

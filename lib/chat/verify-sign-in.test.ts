@@ -30,7 +30,14 @@ async function header(signIn = offer(), signer = wallet, url = URL_) {
 }
 
 function verify(value: string, now = NOW, walletAddress: `0x${string}` | null = wallet.address) {
-  return verifySignIn({ header: value, walletAddress: walletAddress ?? undefined, network: offlineNetwork, quoteSecret: SECRET, now, serviceName: () => "Devnet Archive" });
+  return verifySignIn({
+    header: value,
+    walletAddress: walletAddress ?? undefined,
+    network: offlineNetwork,
+    quoteSecret: SECRET,
+    now,
+    serviceName: () => "Devnet Archive",
+  });
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {

@@ -24,15 +24,19 @@ const NOTHING = "Nothing was paid.";
 
 export async function verifySignIn(input: VerifySignInInput): Promise<SignedIn> {
   const signed = decodeSignInHeader(input.header);
-  if (!signed) throw new AppError("payment_required:invalid_signature", { message: `The SIGN-IN-WITH-X header is not a valid base64 JSON sign-in. ${NOTHING}` });
+  if (!signed)
+    throw new AppError("payment_required:invalid_signature", { message: `The SIGN-IN-WITH-X header is not a valid base64 JSON sign-in. ${NOTHING}` });
   if (!input.walletAddress) {
-    throw new AppError("payment_required:mismatch", { message: `A SIGN-IN-WITH-X header needs the walletAddress that signed it in the request body. ${NOTHING}` });
+    throw new AppError("payment_required:mismatch", {
+      message: `A SIGN-IN-WITH-X header needs the walletAddress that signed it in the request body. ${NOTHING}`,
+    });
   }
   const wallet = getAddress(input.walletAddress);
   const { challenge, request } = signed;
   const method = request.method.toUpperCase();
   if (!isCallMethod(method)) throw new AppError("payment_required:mismatch", { details: "method" });
-  if (request.body === undefined && request.contentType !== undefined) throw new AppError("payment_required:mismatch", { details: "content type without a body" });
+  if (request.body === undefined && request.contentType !== undefined)
+    throw new AppError("payment_required:mismatch", { details: "content type without a body" });
   const target = { url: request.url, method, body: request.body, contentType: request.contentType };
   const ours = `eip155:${input.network.chainId}`;
   if (

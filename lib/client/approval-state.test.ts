@@ -31,7 +31,10 @@ const approval: ApprovalRequest = {
   },
 };
 
-const finish = (extra: object = {}): StreamEvent => ({ type: "finish", finish: { finishReason: "stop", txHash: null, payments: [], protocolVersion: PROTOCOL_VERSION, ...extra } });
+const finish = (extra: object = {}): StreamEvent => ({
+  type: "finish",
+  finish: { finishReason: "stop", txHash: null, payments: [], protocolVersion: PROTOCOL_VERSION, ...extra },
+});
 
 function start(): ChatState {
   return chatReducer(INITIAL_CHAT_STATE, {
@@ -116,7 +119,14 @@ describe("the words that asked for an approval", () => {
     expect(pendingApprovalState(turnOf(rejected), NOW)).toBe("rejected");
     // The signed retry starts: request 1's "waiting for your approval" is no longer the turn's outcome.
     const approved = chatReducer(waiting, { type: "decision", turnId: "a1", paymentId: "p1", decision: "approved" });
-    const retrying = chatReducer(approved, { type: "request-started", assistantId: "a1", user: undefined, body: turnOf(approved).requestBody, payer: ADDRESS, now: NOW });
+    const retrying = chatReducer(approved, {
+      type: "request-started",
+      assistantId: "a1",
+      user: undefined,
+      body: turnOf(approved).requestBody,
+      payer: ADDRESS,
+      now: NOW,
+    });
     expect(turnOf(retrying).finish).toBeUndefined();
     expect(pendingApprovalState(turnOf(retrying), NOW)).toBeUndefined();
     expect(turnOf(approvedAndAnswered(waiting)).finish).toMatchObject({ finishReason: "payment-complete" });
@@ -141,7 +151,13 @@ describe("the words that asked for an approval", () => {
   });
 
   it("covers the go-ahead for the agent wallet the same way", () => {
-    const confirmation: AgentConfirmation = { token: "t.s", method: "POST", resource: "https://api.example.com/v1/translate", maxAmount: "1", expiresAt: EXPIRES_AT };
+    const confirmation: AgentConfirmation = {
+      token: "t.s",
+      method: "POST",
+      resource: "https://api.example.com/v1/translate",
+      maxAmount: "1",
+      expiresAt: EXPIRES_AT,
+    };
     let state = feed(start(), [
       { type: "payment", payment: { id: "ask_1", status: "awaiting-approval", confirmation } },
       { type: "text", text: "That address came from a service's answer; approve it to continue." },

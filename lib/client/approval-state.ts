@@ -36,7 +36,8 @@ export function askingPaymentOf(turn: AssistantTurn): string | undefined {
   for (const part of turn.parts) {
     if (part.kind !== "payment") continue;
     const view = turn.payments[part.id];
-    if (view && view.request === turn.request && view.status === "awaiting-approval" && view.decision === undefined && askExpiresAt(view) !== undefined) asking = view.id;
+    if (view && view.request === turn.request && view.status === "awaiting-approval" && view.decision === undefined && askExpiresAt(view) !== undefined)
+      asking = view.id;
   }
   return asking;
 }

@@ -61,7 +61,6 @@ export type Turn = UserTurn | AssistantTurn;
 
 export type ChatState = { turns: Turn[] };
 
-
 /** A problem response received instead of a stream. */
 export type RequestProblem = {
   status: number;

@@ -41,11 +41,7 @@ export function hostOf(value: string): string {
 }
 
 /** The explorer link of a transaction: the event's own link first, then the network's explorer. */
-export function transactionLink(
-  txHash: string,
-  eventExplorerUrl: string | undefined,
-  networkExplorerUrl: string | null | undefined,
-): string | undefined {
+export function transactionLink(txHash: string, eventExplorerUrl: string | undefined, networkExplorerUrl: string | null | undefined): string | undefined {
   const fromEvent = safeHttpUrl(eventExplorerUrl);
   if (fromEvent) return fromEvent;
   const base = safeHttpUrl(networkExplorerUrl);

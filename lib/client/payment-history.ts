@@ -105,7 +105,11 @@ export async function signInWithEthereum(options: {
     expirationTime: new Date(Date.now() + 5 * 60_000),
   });
   const signature = await options.signMessage(message);
-  const response = await fetch("/api/auth/siwe", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ message, signature }) });
+  const response = await fetch("/api/auth/siwe", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ message, signature }),
+  });
   return readJson(response, SessionState);
 }
 

@@ -34,9 +34,7 @@ export function useLimitsDraft(): LimitsDraft {
   return useLocalStore(limitsStore, EMPTY_LIMITS);
 }
 
-export type LimitsValidation =
-  | { ok: true; limits: SpendingLimitsInput | undefined }
-  | { ok: false; errors: Partial<Record<LimitField, string>> };
+export type LimitsValidation = { ok: true; limits: SpendingLimitsInput | undefined } | { ok: false; errors: Partial<Record<LimitField, string>> };
 
 /**
  * Validates the typed limits with SpendingLimitsInput, the schema the server applies.

@@ -79,7 +79,12 @@ describe("labelOf and withUnit", () => {
 
 describe("tableColumns", () => {
   it("is the union of the records' keys in order of appearance", () => {
-    expect(tableColumns([{ title: "a", source: "b" }, { title: "c", minutesAgo: 3 }])).toEqual(["title", "source", "minutesAgo"]);
+    expect(
+      tableColumns([
+        { title: "a", source: "b" },
+        { title: "c", minutesAgo: 3 },
+      ]),
+    ).toEqual(["title", "source", "minutesAgo"]);
   });
 
   it("is undefined for anything that is not a list of records a table can hold", () => {

@@ -3,9 +3,7 @@ import { z } from "zod";
 import { UsdcDecimal } from "@/lib/stream/wire-primitives";
 
 const SuggestionsBody = z.object({
-  suggestions: z
-    .array(z.object({ text: z.string().min(1).max(200), service: z.string().max(200), price: UsdcDecimal }))
-    .max(10),
+  suggestions: z.array(z.object({ text: z.string().min(1).max(200), service: z.string().max(200), price: UsdcDecimal })).max(10),
 });
 export type Suggestion = z.infer<typeof SuggestionsBody>["suggestions"][number];
 

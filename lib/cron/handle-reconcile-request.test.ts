@@ -12,7 +12,11 @@ import { handleReconcileRequest } from "./handle-reconcile-request";
 const SECRET = "cron-secret-0123456789abcdef";
 
 function dependencies(env: Record<string, string>) {
-  return createChatDependencies(parseEnv(env), { network: offlineNetwork, store: createMemoryStore(), baseModel: { model: textModel("hi"), modelId: "test", isDemo: false } });
+  return createChatDependencies(parseEnv(env), {
+    network: offlineNetwork,
+    store: createMemoryStore(),
+    baseModel: { model: textModel("hi"), modelId: "test", isDemo: false },
+  });
 }
 
 const get = (headers: Record<string, string> = {}) => new Request("http://127.0.0.1/api/cron/reconcile", { headers });
@@ -23,12 +27,15 @@ describe("GET /api/cron/reconcile", () => {
     expect(response.status).toBe(503);
   });
 
-  it.each([[{}], [{ authorization: "Bearer wrong-secret-0123456789" }], [{ authorization: SECRET }]])("refuses %j with 401 and WWW-Authenticate", async (headers) => {
-    const response = await handleReconcileRequest(get(headers), () => dependencies({ CRON_SECRET: SECRET }));
-    expect(response.status).toBe(401);
-    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    expect(response.headers.get("content-type")).toBe("application/problem+json");
-  });
+  it.each([[{}], [{ authorization: "Bearer wrong-secret-0123456789" }], [{ authorization: SECRET }]])(
+    "refuses %j with 401 and WWW-Authenticate",
+    async (headers) => {
+      const response = await handleReconcileRequest(get(headers), () => dependencies({ CRON_SECRET: SECRET }));
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+    },
+  );
 
   it("runs the reconciler with the right token and reports what it saw", async () => {
     const deps = dependencies({ CRON_SECRET: SECRET });

@@ -14,7 +14,8 @@ export async function handleReconcileRequest(request: Request, getDependencies: 
     const deps = getDependencies();
     const secret = deps.env.CRON_SECRET;
     if (!secret) throw new AppError("unavailable:not_configured", { details: "CRON_SECRET is not set" });
-    if (!sameSecret(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) throw new AppError("unauthorized", { headers: { "WWW-Authenticate": 'Bearer realm="cron"' } });
+    if (!sameSecret(request.headers.get("authorization") ?? "", `Bearer ${secret}`))
+      throw new AppError("unauthorized", { headers: { "WWW-Authenticate": 'Bearer realm="cron"' } });
     const report = await reconcilePendingPayments(reconcileDependenciesOf(deps));
     return Response.json(report, { headers: { "Cache-Control": "no-store" } });
   } catch (error) {

@@ -42,7 +42,13 @@ describe("localAccount", () => {
       expect(ours.address).toBe(viems.address);
       const typedData = {
         domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3" },
-        types: { Transfer: [{ name: "to", type: "address" }, { name: "value", type: "uint256" }, { name: "nonce", type: "bytes32" }] },
+        types: {
+          Transfer: [
+            { name: "to", type: "address" },
+            { name: "value", type: "uint256" },
+            { name: "nonce", type: "bytes32" },
+          ],
+        },
         primaryType: "Transfer",
         message: { to: viems.address, value: BigInt(index) * 10_000n, nonce: keccak256(toHex(index)) },
       } as const;
@@ -58,13 +64,25 @@ describe("localAccount", () => {
     const ours = localAccount(privateKey);
     const viems = privateKeyToAccount(privateKey);
     const transactions = [
-      { type: "eip1559", chainId: 31337, nonce: 7, to: viems.address, value: 1n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1_000_000n, gas: 21_000n, data: "0x" },
+      {
+        type: "eip1559",
+        chainId: 31337,
+        nonce: 7,
+        to: viems.address,
+        value: 1n,
+        maxFeePerGas: 2_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000n,
+        gas: 21_000n,
+        data: "0x",
+      },
       { type: "legacy", chainId: 8453, nonce: 0, to: viems.address, value: 0n, gasPrice: 1_000_000_000n, gas: 60_000n, data: "0xa9059cbb" },
     ] as const;
     for (const transaction of transactions) {
       const signed = await ours.signTransaction(transaction);
       expect(signed).toBe(await viems.signTransaction(transaction));
-      expect(await recoverTransactionAddress({ serializedTransaction: signed as Parameters<typeof recoverTransactionAddress>[0]["serializedTransaction"] })).toBe(viems.address);
+      expect(
+        await recoverTransactionAddress({ serializedTransaction: signed as Parameters<typeof recoverTransactionAddress>[0]["serializedTransaction"] }),
+      ).toBe(viems.address);
       expect(parseTransaction(signed).nonce).toBe(transaction.nonce);
     }
   });

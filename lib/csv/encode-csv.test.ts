@@ -19,12 +19,12 @@ describe("encodeCsvCell", () => {
   });
 
   it.each([
-    ["=HYPERLINK(\"http://evil.example\")", "\"'=HYPERLINK(\"\"http://evil.example\"\")\""],
+    ['=HYPERLINK("http://evil.example")', '"\'=HYPERLINK(""http://evil.example"")"'],
     ["+1+1", "'+1+1"],
     ["-2+3", "'-2+3"],
     ["@SUM(A1)", "'@SUM(A1)"],
     ["\t=1", "'\t=1"],
-    ["\r=1", "\"'\r=1\""],
+    ["\r=1", '"\'\r=1"'],
   ])("prefixes the formula %j with a quote", (value, encoded) => {
     expect(encodeCsvCell(value)).toBe(encoded);
   });
@@ -37,7 +37,15 @@ describe("encodeCsvCell", () => {
 
 describe("encodeCsv", () => {
   it("writes a header line and one CRLF-ended line per row", () => {
-    expect(encodeCsv(["a", "b"], [["1", null], ["x,y", "2"]])).toBe('a,b\r\n1,\r\n"x,y",2\r\n');
+    expect(
+      encodeCsv(
+        ["a", "b"],
+        [
+          ["1", null],
+          ["x,y", "2"],
+        ],
+      ),
+    ).toBe('a,b\r\n1,\r\n"x,y",2\r\n');
   });
 
   it("reads back cell for cell, whatever the text, once formula guards are accounted for", () => {

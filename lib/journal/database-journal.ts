@@ -13,9 +13,32 @@ import { FINAL_STATUSES, type HistoryQuery, type JournalEntry, type JournalEvent
  * function's signature cannot drift apart by position.
  */
 const STEP_ARGUMENTS = [
-  "id", "status", "payer", "payer_kind", "payer_kind_given", "nonce", "request_key", "conversation_id", "service", "resource",
-  "method", "amount", "asset", "network", "pay_to", "valid_after", "valid_before", "reason", "message", "tx_hash", "receipt", "at", "details",
-  "scheme", "ceiling", "settlement_flag",
+  "id",
+  "status",
+  "payer",
+  "payer_kind",
+  "payer_kind_given",
+  "nonce",
+  "request_key",
+  "conversation_id",
+  "service",
+  "resource",
+  "method",
+  "amount",
+  "asset",
+  "network",
+  "pay_to",
+  "valid_after",
+  "valid_before",
+  "reason",
+  "message",
+  "tx_hash",
+  "receipt",
+  "at",
+  "details",
+  "scheme",
+  "ceiling",
+  "settlement_flag",
 ] as const;
 type StepArgument = (typeof STEP_ARGUMENTS)[number];
 const RECORD_STEP = `SELECT record_payment_step(${STEP_ARGUMENTS.map((name, index) => `p_${name} => $${index + 1}`).join(", ")})`;
@@ -61,7 +84,12 @@ export class DatabaseJournal implements PaymentJournal {
       at,
       details: JSON.stringify(details, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
     };
-    await this.db.executeQuery(CompiledQuery.raw(RECORD_STEP, STEP_ARGUMENTS.map((name) => step[name])));
+    await this.db.executeQuery(
+      CompiledQuery.raw(
+        RECORD_STEP,
+        STEP_ARGUMENTS.map((name) => step[name]),
+      ),
+    );
   }
 
   async get(id: string): Promise<PaymentRecord | undefined> {
@@ -108,7 +136,14 @@ export class DatabaseJournal implements PaymentJournal {
   }
 
   async ofRequest(requestKey: string, limit: number): Promise<PaymentRecord[]> {
-    const rows = await this.db.selectFrom("payments").selectAll().where("request_key", "=", requestKey).orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+    const rows = await this.db
+      .selectFrom("payments")
+      .selectAll()
+      .where("request_key", "=", requestKey)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
     return rows.map(toRecord);
   }
 

@@ -1,5 +1,13 @@
 /** The journal in process memory, for unit tests and the memory store. */
-import { FINAL_STATUSES, mergeEntry, type HistoryQuery, type JournalEntry, type JournalEvent, type PaymentJournal, type PaymentRecord } from "./payment-journal";
+import {
+  FINAL_STATUSES,
+  mergeEntry,
+  type HistoryQuery,
+  type JournalEntry,
+  type JournalEvent,
+  type PaymentJournal,
+  type PaymentRecord,
+} from "./payment-journal";
 
 export class MemoryJournal implements PaymentJournal {
   private readonly payments = new Map<string, PaymentRecord>();
@@ -29,7 +37,9 @@ export class MemoryJournal implements PaymentJournal {
   async hasPaid(payer: string, payTo: string): Promise<boolean> {
     return [...this.payments.values()].some(
       (payment) =>
-        payment.payer.toLowerCase() === payer.toLowerCase() && payment.payTo?.toLowerCase() === payTo.toLowerCase() && (payment.status === "confirmed" || payment.status === "delivered"),
+        payment.payer.toLowerCase() === payer.toLowerCase() &&
+        payment.payTo?.toLowerCase() === payTo.toLowerCase() &&
+        (payment.status === "confirmed" || payment.status === "delivered"),
     );
   }
 

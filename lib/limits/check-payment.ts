@@ -58,12 +58,6 @@ export function checkPayment({ amount, limits, spentThisRequest }: PaymentCheckI
   return { ok: true };
 }
 
-function refuse(
-  limit: RequestScopedLimit,
-  limitAmount: bigint,
-  amount: bigint,
-  spentThisRequest: bigint,
-  remaining: bigint,
-): PaymentCheck {
+function refuse(limit: RequestScopedLimit, limitAmount: bigint, amount: bigint, spentThisRequest: bigint, remaining: bigint): PaymentCheck {
   return { ok: false, limit, limitAmount, amount, spentThisRequest, remaining };
 }

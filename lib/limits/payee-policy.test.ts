@@ -15,7 +15,10 @@ describe("checkPayeePolicy", () => {
     const deniedPayee = payeePolicyOf(PayeePolicySettings.parse({ PAYEES_DENIED: ` ${A.toLowerCase()} , ${B}` }));
     expect(checkPayeePolicy(deniedPayee, terms)).toEqual({ ok: false, message: `the operator's policy does not allow paying the payee ${A}` });
     expect(checkPayeePolicy(payeePolicyOf(PayeePolicySettings.parse({ ASSETS_DENIED: USDC.toUpperCase().replace("0X", "0x") })), terms).ok).toBe(false);
-    expect(checkPayeePolicy(payeePolicyOf(PayeePolicySettings.parse({ NETWORKS_DENIED: "eip155:84532" })), terms)).toEqual({ ok: false, message: "the operator's policy does not allow paying on the network eip155:84532" });
+    expect(checkPayeePolicy(payeePolicyOf(PayeePolicySettings.parse({ NETWORKS_DENIED: "eip155:84532" })), terms)).toEqual({
+      ok: false,
+      message: "the operator's policy does not allow paying on the network eip155:84532",
+    });
   });
 
   it("lets in only what an allow list names, and a deny list wins over it", () => {

@@ -26,19 +26,30 @@ export function checkPayeePolicy(policy: PayeePolicy, terms: PolicyTerms): Polic
   const refusal = (what: string) => ({ ok: false as const, message: `the operator's policy does not allow paying ${what}` });
   if (policy.deniedPayees.has(payTo) || (policy.allowedPayees && !policy.allowedPayees.has(payTo))) return refusal(`the payee ${terms.payTo}`);
   if (policy.deniedAssets.has(asset) || (policy.allowedAssets && !policy.allowedAssets.has(asset))) return refusal(`in the asset ${terms.asset}`);
-  if (policy.deniedNetworks.has(terms.network) || (policy.allowedNetworks && !policy.allowedNetworks.has(terms.network))) return refusal(`on the network ${terms.network}`);
+  if (policy.deniedNetworks.has(terms.network) || (policy.allowedNetworks && !policy.allowedNetworks.has(terms.network)))
+    return refusal(`on the network ${terms.network}`);
   return { ok: true };
 }
 
 const AddressList = z
   .string()
-  .transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected comma-separated 0x addresses")).max(1_000))
   .transform((items) => new Set(items.map((item) => item.toLowerCase())));
 
 const NetworkList = z
   .string()
-  .transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^[a-z0-9-]{1,32}(:[A-Za-z0-9-]{1,64})?$/, "expected comma-separated network names, e.g. eip155:8453")).max(100))
   .transform((items) => new Set(items));
 

@@ -6,11 +6,9 @@ import { z } from "zod";
 import { parseUsdc } from "../money";
 
 /** A USDC amount as a decimal string or a number: finite, >= 0, at most 6 decimals. */
-export const UsdcAmountInput = z
-  .union([z.string().max(32), z.number()])
-  .refine((value) => parseUsdc(value) !== undefined, {
-    message: "must be a USDC amount >= 0 with at most 6 decimals, e.g. 0.5",
-  });
+export const UsdcAmountInput = z.union([z.string().max(32), z.number()]).refine((value) => parseUsdc(value) !== undefined, {
+  message: "must be a USDC amount >= 0 with at most 6 decimals, e.g. 0.5",
+});
 
 export const SpendingLimitsInput = z.strictObject({
   perPayment: UsdcAmountInput.optional(),

@@ -6,7 +6,13 @@ import { isOwnRequestKey, requestKeyOf } from "./call-scope";
 import type { McpContext } from "./mcp-context";
 
 const budget = { perPayment: 1n, perRequest: 2n, daily: 3n };
-const context = (caller: Caller, clientKey = "ip:direct", exchangeId = "exchange-1"): McpContext => ({ deps: {} as ChatDependencies, caller, clientKey, exchangeId, arrivedAt: 0 });
+const context = (caller: Caller, clientKey = "ip:direct", exchangeId = "exchange-1"): McpContext => ({
+  deps: {} as ChatDependencies,
+  caller,
+  clientKey,
+  exchangeId,
+  arrivedAt: 0,
+});
 const keyA = context({ kind: "key", id: "aaaaaaaaaaaaaaaa", name: "a", budget, agentWallet: true });
 const keyB = context({ kind: "key", id: "bbbbbbbbbbbbbbbb", name: "b", budget, agentWallet: true });
 const anonymous = (clientKey: string) => context({ kind: "anonymous" }, clientKey);

@@ -13,7 +13,10 @@ import type { McpContext } from "./mcp-context";
 /** The limits of one call; the agent wallet pays every payment of this door. */
 export function limitsOf(context: McpContext, requested: SpendingLimitsInput | undefined): CallerLimits {
   const { deps } = context;
-  return callerLimits(requested, deps.settings.limitSettings, context.caller, { pays: deps.agentAccount !== undefined, dailyCap: deps.settings.access.walletDailyCap });
+  return callerLimits(requested, deps.settings.limitSettings, context.caller, {
+    pays: deps.agentAccount !== undefined,
+    dailyCap: deps.settings.access.walletDailyCap,
+  });
 }
 
 /** Whose keys these are: the named caller, else the client address (as in the chat). */
@@ -35,7 +38,10 @@ export function requestKeyOf(context: McpContext, tool: string, call: { idempote
   const own =
     call.idempotencyKey !== undefined
       ? `key:${call.idempotencyKey}`
-      : `rpc:${createHash("sha256").update(`${context.exchangeId}\n${JSON.stringify(call.requestId)}`).digest("hex").slice(0, 32)}`;
+      : `rpc:${createHash("sha256")
+          .update(`${context.exchangeId}\n${JSON.stringify(call.requestId)}`)
+          .digest("hex")
+          .slice(0, 32)}`;
   return scopedRequestKey("mcp", namespaceOfCaller(context), `${tool}:${own}`);
 }
 

@@ -18,7 +18,12 @@ export type DailyRoom = {
   left: bigint;
 };
 
-export async function readDailyRoom(ledger: Pick<SpendingLedger, "spentToday" | "spentInScope">, limits: EffectiveLimits, payer: string | undefined, now?: number): Promise<DailyRoom> {
+export async function readDailyRoom(
+  ledger: Pick<SpendingLedger, "spentToday" | "spentInScope">,
+  limits: EffectiveLimits,
+  payer: string | undefined,
+  now?: number,
+): Promise<DailyRoom> {
   // The window is cut on the store's clock; only a test's injected clock is passed down.
   const clock = now === undefined ? {} : { now };
   const { scope } = limits;

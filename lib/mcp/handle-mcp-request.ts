@@ -83,10 +83,17 @@ function relayThenClose(body: ReadableStream<Uint8Array>, close: () => Promise<v
 }
 
 function methodNotAllowed(): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this server is stateless; send JSON-RPC messages with POST." }, id: null }), {
-    status: 405,
-    headers: { Allow: "POST", "Content-Type": "application/json" },
-  });
+  return new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Method not allowed: this server is stateless; send JSON-RPC messages with POST." },
+      id: null,
+    }),
+    {
+      status: 405,
+      headers: { Allow: "POST", "Content-Type": "application/json" },
+    },
+  );
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {

@@ -46,12 +46,17 @@ describe("who may call the MCP server", () => {
   it("adds the protected-resource metadata to a 401's challenge, keeping its error; other errors pass unchanged", () => {
     const metadata = resourceMetadataUrl("https://agent.example");
     expect(metadata).toBe("https://agent.example/.well-known/oauth-protected-resource");
-    const missing = withResourceMetadata(refusal(() => admitToMcp(anonymous, "authenticated", true)), metadata) as AppError;
+    const missing = withResourceMetadata(
+      refusal(() => admitToMcp(anonymous, "authenticated", true)),
+      metadata,
+    ) as AppError;
     expect(missing.status).toBe(401);
     expect(missing.code).toBe("unauthorized:credentials_required");
     expect(missing.headers["WWW-Authenticate"]).toBe(`Bearer realm="x402-agent", resource_metadata="${metadata}"`);
     const bad = new AppError("unauthorized:bad_key", { headers: { "WWW-Authenticate": 'Bearer realm="x402-agent", error="invalid_token"' } });
-    expect((withResourceMetadata(bad, metadata) as AppError).headers["WWW-Authenticate"]).toBe(`Bearer realm="x402-agent", error="invalid_token", resource_metadata="${metadata}"`);
+    expect((withResourceMetadata(bad, metadata) as AppError).headers["WWW-Authenticate"]).toBe(
+      `Bearer realm="x402-agent", error="invalid_token", resource_metadata="${metadata}"`,
+    );
     const forbidden = new AppError("forbidden:agent_wallet");
     expect(withResourceMetadata(forbidden, metadata)).toBe(forbidden);
     const plain = new Error("boom");
@@ -81,8 +86,10 @@ describe("requests from browsers", () => {
     expect(allowedOrigin("https://evil.example", "https://agent.example")).toBe(false);
     expect(allowedOrigin("http://agent.example", "https://agent.example")).toBe(false);
     // The local world has no APP_URL: loopback origins only.
-    for (const origin of ["http://127.0.0.1:3000", "http://localhost:3000", "http://[::1]:3000", "http://localhost"]) expect(allowedOrigin(origin, undefined), origin).toBe(true);
-    for (const origin of ["http://evil.example:3000", "http://127.0.0.1.evil.example", "null", "http://localhost.evil.example:3000"]) expect(allowedOrigin(origin, undefined), origin).toBe(false);
+    for (const origin of ["http://127.0.0.1:3000", "http://localhost:3000", "http://[::1]:3000", "http://localhost"])
+      expect(allowedOrigin(origin, undefined), origin).toBe(true);
+    for (const origin of ["http://evil.example:3000", "http://127.0.0.1.evil.example", "null", "http://localhost.evil.example:3000"])
+      expect(allowedOrigin(origin, undefined), origin).toBe(false);
     const error = refusal(() => checkOrigin(new Request("http://127.0.0.1:3000/api/mcp", { headers: { origin: "http://rebound.example:3000" } }), undefined));
     expect(error?.status).toBe(403);
     expect(error?.code).toBe("forbidden:other_origin");

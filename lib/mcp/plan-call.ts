@@ -22,7 +22,8 @@ export type CallPlan = { ok: true; call: PlannedCall } | { ok: false; message: s
 export function planCall(discovery: Pick<DiscoveryClient, "lookup">, request: CallRequest): CallPlan {
   const listing = discovery.lookup(request.url);
   const usage = listing?.input ? ` The service's usage: ${describeInputContract(listing.input)}` : "";
-  const encoding = request.body === undefined ? undefined : encodeRequestBody(request.body, chooseBodyType(request.body, request.bodyType, listing?.input?.body?.type));
+  const encoding =
+    request.body === undefined ? undefined : encodeRequestBody(request.body, chooseBodyType(request.body, request.bodyType, listing?.input?.body?.type));
   if (encoding && !encoding.ok) return { ok: false, message: `Not called, nothing was paid: ${encoding.problem}.${usage}` };
   const body = encoding?.body;
   const contract = listing?.input;

@@ -5,7 +5,9 @@ const HASH = `0x${"ab".repeat(32)}`;
 
 describe("payment progress as MCP progress notifications", () => {
   it("describes a step with what, how much and the hash it names", () => {
-    expect(describeProgress({ id: "pay_1", status: "quoted", service: "Devnet Weather", amount: "0.01", message: "Devnet Weather asks 0.01 USDC." })).toBe("quoted (Devnet Weather, 0.01 USDC): Devnet Weather asks 0.01 USDC.");
+    expect(describeProgress({ id: "pay_1", status: "quoted", service: "Devnet Weather", amount: "0.01", message: "Devnet Weather asks 0.01 USDC." })).toBe(
+      "quoted (Devnet Weather, 0.01 USDC): Devnet Weather asks 0.01 USDC.",
+    );
     expect(describeProgress({ id: "pay_1", status: "delivered", txHash: HASH })).toBe(`delivered (${HASH})`);
     expect(describeProgress({ id: "pay_1", status: "signing" })).toBe("signing");
   });

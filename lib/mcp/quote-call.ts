@@ -60,9 +60,17 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   // wallet, each call counted in their window (as the chat's purchase path does).
   if (!call.listing) {
     if (!request.unlisted.allowed) {
-      return { status: "refused", message: "Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows)." };
+      return {
+        status: "refused",
+        message:
+          "Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows).",
+      };
     }
-    if (!(await request.unlisted.count())) return { status: "refused", message: "Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute." };
+    if (!(await request.unlisted.count()))
+      return {
+        status: "refused",
+        message: "Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute.",
+      };
   }
   const payer = deps.agentAccount?.address;
   const balanceRead = payer ? deps.chain.balanceOf(payer) : undefined;
@@ -70,7 +78,14 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
 
   // 1. Ask without paying, as the purchase does (ask-without-paying.ts).
   const body = call.body?.text;
-  const answer = await askWithoutPaying(deps.fetch, { service, url: call.url, method: call.method, body, contentType: call.body?.contentType, signal: request.signal });
+  const answer = await askWithoutPaying(deps.fetch, {
+    service,
+    url: call.url,
+    method: call.method,
+    body,
+    contentType: call.body?.contentType,
+    signal: request.signal,
+  });
   if (answer.status === "failed") return { status: "unavailable", message: answer.message };
   if (answer.status === "free") {
     await answer.response.body?.cancel();
@@ -86,7 +101,9 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
 
   // 3. Every check a payment makes before signing, each reported rather than stopping at the first.
   const listed = call.listing?.amount;
-  const problems = optionProblems({ service, option, listedAmount: listed, payerKind: "agent", payeePolicy: deps.settings.payeePolicy }).map((problem) => problem.text);
+  const problems = optionProblems({ service, option, listedAmount: listed, payerKind: "agent", payeePolicy: deps.settings.payeePolicy }).map(
+    (problem) => problem.text,
+  );
   const daily = await readDailyRoom(deps.store.ledger, limits, payer, deps.now?.());
   if (option.amount > daily.left) problems.push(`${amount} USDC would go over the daily room left, ${formatUsdc(daily.left)} USDC`);
   const readiness = payer ? readinessOf(deps.chain, payer, option) : undefined;

@@ -7,7 +7,9 @@ const URL_OK = "https://api.example.test/weather?city=Oslo";
 describe("the MCP tools' input schemas", () => {
   it("buy: a URL is enough; the method defaults to GET; key, price and body are checked", () => {
     expect(BuyInput.parse({ url: URL_OK })).toEqual({ url: URL_OK, method: "GET" });
-    expect(BuyInput.parse({ url: URL_OK, method: "POST", body: { text: "hi" }, bodyType: "json", idempotencyKey: "run-1:a.b_c", maxPrice: "0.05" })).toMatchObject({ method: "POST", maxPrice: "0.05" });
+    expect(
+      BuyInput.parse({ url: URL_OK, method: "POST", body: { text: "hi" }, bodyType: "json", idempotencyKey: "run-1:a.b_c", maxPrice: "0.05" }),
+    ).toMatchObject({ method: "POST", maxPrice: "0.05" });
     expect(BuyInput.parse({ url: URL_OK, maxPrice: 0.05 }).maxPrice).toBe(0.05);
     for (const bad of [
       {},

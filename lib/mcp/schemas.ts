@@ -66,8 +66,15 @@ export type BuyInput = z.output<typeof BuyInput>;
 export const SpendingStatusInput = z.object({});
 
 export const AskAgentInput = z.object({
-  prompt: z.string().trim().min(1).max(MAX_MESSAGE_CHARS).describe("What to ask the agent, as a person would write it in the chat, e.g. 'Buy the weather in Tokyo'"),
-  spendingLimits: SpendingLimitsInput.optional().describe("Lower limits for this turn, in USDC (perPayment, perRequest, daily); never above what this caller may spend"),
+  prompt: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_MESSAGE_CHARS)
+    .describe("What to ask the agent, as a person would write it in the chat, e.g. 'Buy the weather in Tokyo'"),
+  spendingLimits: SpendingLimitsInput.optional().describe(
+    "Lower limits for this turn, in USDC (perPayment, perRequest, daily); never above what this caller may spend",
+  ),
   idempotencyKey: IdempotencyKey.describe(
     "Makes retries safe: the same key (from the same caller, within 15 minutes) buys each thing the turn buys at most once and returns the first outcome. Without it every call is a new turn, a retry too.",
   ),

@@ -25,11 +25,7 @@ function defaultPort(protocol: string): number {
   return protocol === "https:" ? 443 : 80;
 }
 
-async function resolveCheckedAddresses(
-  hostname: string,
-  port: number,
-  options: GuardedConnectorOptions,
-): Promise<string[]> {
+async function resolveCheckedAddresses(hostname: string, port: number, options: GuardedConnectorOptions): Promise<string[]> {
   let addresses: string[];
   if (isIP(hostname) !== 0) {
     addresses = [hostname];
@@ -42,7 +38,10 @@ async function resolveCheckedAddresses(
   }
   if (addresses.length === 0) throw new GuardedFetchError("connect_failed", { host: hostname });
 
-  const refusal = await outboundRefusal({ hostname, port, addresses }, { allowlist: options.allowlist, infrastructure: options.infrastructure, lookup: options.lookup ?? systemLookup });
+  const refusal = await outboundRefusal(
+    { hostname, port, addresses },
+    { allowlist: options.allowlist, infrastructure: options.infrastructure, lookup: options.lookup ?? systemLookup },
+  );
   if (refusal?.code === "infrastructure") throw new GuardedFetchError("infrastructure", { host: hostname });
   if (refusal?.code === "blocked_address") {
     throw new GuardedFetchError("blocked_address", {

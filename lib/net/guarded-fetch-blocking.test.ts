@@ -42,7 +42,6 @@ function dialedHosts(): string[] {
   return [...netConnect.mock.calls, ...tlsConnect.mock.calls].map((call) => String((call[0] as { host?: string }).host));
 }
 
-
 const fakeDns: Record<string, string[]> = {
   "public-looking.example": ["127.0.0.1"],
   "metadata.example": ["169.254.169.254"],
@@ -129,10 +128,7 @@ describe("non-public addresses are refused before connecting", () => {
     ["ula.example", "resolves to a unique-local address"],
   ])("refuses %s, which %s", async (hostname) => {
     const lookup = vi.fn(fakeLookup);
-    const error = await expectRefusal(
-      createGuardedFetch({ lookup })(`http://${hostname}:${target.port}/`),
-      "blocked_address",
-    );
+    const error = await expectRefusal(createGuardedFetch({ lookup })(`http://${hostname}:${target.port}/`), "blocked_address");
     // The name was resolved at connect time, and nothing was dialed.
     expect(lookup).toHaveBeenCalledWith(hostname);
     expect(dialedHosts()).toEqual([]);
@@ -218,10 +214,7 @@ describe("redirects are re-checked", () => {
   });
 
   it("refuses a redirect to a URL with credentials", async () => {
-    const error = await expectRefusal(
-      allowRedirectorOnly()(via(`http://admin:s3cret@127.0.0.1:${redirector.port}/ok`)),
-      "credentials_in_url",
-    );
+    const error = await expectRefusal(allowRedirectorOnly()(via(`http://admin:s3cret@127.0.0.1:${redirector.port}/ok`)), "credentials_in_url");
     expect(error.message).not.toContain("s3cret");
   });
 });

@@ -49,10 +49,7 @@ describe("redirects", () => {
     // /chain?left=2 -> left=1 -> left=0 -> /echo is three redirects.
     expect((await guardedFetch(`${service.origin}/chain?left=2`)).status).toBe(200);
     await expectRefusal(guardedFetch(`${service.origin}/chain?left=3`), "too_many_redirects");
-    await expectRefusal(
-      createGuardedFetch({ allowlist: allowService(), maxRedirects: 0 })(`${service.origin}/chain?left=0`),
-      "too_many_redirects",
-    );
+    await expectRefusal(createGuardedFetch({ allowlist: allowService(), maxRedirects: 0 })(`${service.origin}/chain?left=0`), "too_many_redirects");
   });
 
   it("returns the redirect itself with redirect: manual, and refuses it with redirect: error", async () => {

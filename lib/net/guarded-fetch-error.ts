@@ -115,5 +115,4 @@ export class GuardedFetchError extends BaseError<GuardedFetchErrorCode> {
   static find(error: unknown): GuardedFetchError | undefined {
     return walkCauses(error, GuardedFetchError.isInstance);
   }
-
 }

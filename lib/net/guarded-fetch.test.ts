@@ -69,9 +69,7 @@ describe("allowlisted loopback services", () => {
     const byRange = await createGuardedFetch({ allowlist: ["127.0.0.0/8"] })(`${service.origin}/echo`);
     expect(byRange.status).toBe(200);
     const lookup: OutboundLookup = async () => [{ address: "127.0.0.1", family: 4 }];
-    const byName = await createGuardedFetch({ allowlist: [`devnet.test:${service.port}`], lookup })(
-      `http://devnet.test:${service.port}/echo`,
-    );
+    const byName = await createGuardedFetch({ allowlist: [`devnet.test:${service.port}`], lookup })(`http://devnet.test:${service.port}/echo`);
     const echoed = (await byName.json()) as { headers: Record<string, string> };
     expect(echoed.headers.host).toBe(`devnet.test:${service.port}`);
   });
@@ -103,7 +101,10 @@ describe("whether a failed request may have reached the server", () => {
   });
 
   it("yes: the server read the request and dropped the connection", async () => {
-    const error = await expectRefusal(createGuardedFetch({ allowlist: allowService() })(`${service.origin}/reset`, { method: "POST", body: "{}" }), "connection_lost");
+    const error = await expectRefusal(
+      createGuardedFetch({ allowlist: allowService() })(`${service.origin}/reset`, { method: "POST", body: "{}" }),
+      "connection_lost",
+    );
     expect(error.requestMayHaveArrived).toBe(true);
   });
 

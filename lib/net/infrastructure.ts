@@ -36,7 +36,10 @@ const THIS_MACHINE = [requireCidr("127.0.0.0/8"), requireCidr("0.0.0.0/32"), req
 
 /** Lower case, no IPv6 brackets, no trailing dot: one spelling per name. */
 export function normalizeHostname(hostname: string): string {
-  return hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase().replace(/\.$/, "");
+  return hostname
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase()
+    .replace(/\.$/, "");
 }
 
 function parseEndpoint(url: string): Endpoint {

@@ -10,20 +10,10 @@
  * A host-name entry matches the name in the URL, whatever it resolves to: naming a host is the
  * operator vouching for it. Entries only add permissions; public addresses never need one.
  */
-import {
-  cidrContains,
-  parseCidr,
-  parseIpAddress,
-  sameIpAddress,
-  unmapIpv4,
-  type CidrRange,
-  type IpAddress,
-} from "./ip-address";
+import { cidrContains, parseCidr, parseIpAddress, sameIpAddress, unmapIpv4, type CidrRange, type IpAddress } from "./ip-address";
 
 export type AllowlistEntry =
-  | { kind: "range"; range: CidrRange }
-  | { kind: "address"; address: IpAddress; port?: number }
-  | { kind: "host"; hostname: string; port?: number };
+  { kind: "range"; range: CidrRange } | { kind: "address"; address: IpAddress; port?: number } | { kind: "host"; hostname: string; port?: number };
 
 /** The connection an allowlist is asked about, as known at connect time. */
 export type ConnectionTarget = {
@@ -125,16 +115,9 @@ function entryAllows(entry: AllowlistEntry, target: ConnectionTarget, address: I
     case "range":
       return address !== undefined && cidrContains(entry.range, address);
     case "address":
-      return (
-        address !== undefined &&
-        sameIpAddress(entry.address, address) &&
-        (entry.port === undefined || entry.port === target.port)
-      );
+      return address !== undefined && sameIpAddress(entry.address, address) && (entry.port === undefined || entry.port === target.port);
     case "host":
-      return (
-        entry.hostname === target.hostname.toLowerCase().replace(/\.$/, "") &&
-        (entry.port === undefined || entry.port === target.port)
-      );
+      return entry.hostname === target.hostname.toLowerCase().replace(/\.$/, "") && (entry.port === undefined || entry.port === target.port);
   }
 }
 

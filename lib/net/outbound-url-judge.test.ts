@@ -8,13 +8,28 @@ describe("createOutboundUrlJudge", () => {
   const judge = createOutboundUrlJudge({ allowlist: ["127.0.0.1:4021", "devnet.internal"], infrastructure: INFRASTRUCTURE });
 
   it("refuses what the guarded fetch refuses by address: private, link-local, loopback off the allowlist", async () => {
-    for (const url of ["http://10.0.0.1/weather", "http://169.254.169.254/latest/meta-data", "http://127.0.0.1:4999/weather", "http://[::1]:4021/", "http://0x7f.1:4999/", "http://localhost:4999/", "http://api.localhost/"]) {
+    for (const url of [
+      "http://10.0.0.1/weather",
+      "http://169.254.169.254/latest/meta-data",
+      "http://127.0.0.1:4999/weather",
+      "http://[::1]:4021/",
+      "http://0x7f.1:4999/",
+      "http://localhost:4999/",
+      "http://api.localhost/",
+    ]) {
       expect(await judge(url), url).toBe("blocked_address");
     }
   });
 
   it("refuses the payment network's own servers on any path and spelling, allowlisted or not", async () => {
-    for (const url of ["http://127.0.0.1:8545", "http://localhost:8545/rpc", "http://[::1]:4020/discovery/resources", "http://0.0.0.0:4020/settle", "https://facilitator.example/anything", "https://FACILITATOR.example./"]) {
+    for (const url of [
+      "http://127.0.0.1:8545",
+      "http://localhost:8545/rpc",
+      "http://[::1]:4020/discovery/resources",
+      "http://0.0.0.0:4020/settle",
+      "https://facilitator.example/anything",
+      "https://FACILITATOR.example./",
+    ]) {
       expect(await judge(url), url).toBe("infrastructure");
     }
   });
@@ -26,7 +41,13 @@ describe("createOutboundUrlJudge", () => {
   });
 
   it("keeps public addresses, allowlisted ones, and names it cannot judge without resolving them", async () => {
-    for (const url of ["http://127.0.0.1:4021/weather", "https://93.184.215.14/", "http://devnet.internal:9000/", "https://weather.example/forecast", "http://localhost:4021/weather"]) {
+    for (const url of [
+      "http://127.0.0.1:4021/weather",
+      "https://93.184.215.14/",
+      "http://devnet.internal:9000/",
+      "https://weather.example/forecast",
+      "http://localhost:4021/weather",
+    ]) {
       expect(await judge(url), url).toBeUndefined();
     }
   });

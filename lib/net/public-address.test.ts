@@ -14,12 +14,24 @@ describe("parseIpAddress", () => {
     expect(parseIpAddress("1:2:3:4:5:6:7:8")?.bytes.at(15)).toBe(8);
   });
 
-  it.each(["127.1", "2130706433", "0177.0.0.1", "0x7f.0.0.1", "01.2.3.4", "256.1.1.1", "1.2.3", "", "::1::", ":::", "1:2:3:4:5:6:7:8:9", "1.2.3.4::", "g::1", "localhost"])(
-    "refuses %j",
-    (text) => {
-      expect(parseIpAddress(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    "127.1",
+    "2130706433",
+    "0177.0.0.1",
+    "0x7f.0.0.1",
+    "01.2.3.4",
+    "256.1.1.1",
+    "1.2.3",
+    "",
+    "::1::",
+    ":::",
+    "1:2:3:4:5:6:7:8:9",
+    "1.2.3.4::",
+    "g::1",
+    "localhost",
+  ])("refuses %j", (text) => {
+    expect(parseIpAddress(text)).toBeUndefined();
+  });
 
   it("agrees with node:net on which strings are IPv6 addresses", () => {
     fc.assert(

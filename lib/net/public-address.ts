@@ -54,7 +54,6 @@ const IPV4_MAPPED = requireCidr("::ffff:0:0/96");
 const NAT64_WELL_KNOWN = requireCidr("64:ff9b::/96");
 const SIX_TO_FOUR = requireCidr("2002::/16");
 
-
 function hexGroups(bytes: Uint8Array): string {
   const groups: string[] = [];
   for (let index = 0; index < 16; index += 2) groups.push((((bytes[index] ?? 0) << 8) | (bytes[index + 1] ?? 0)).toString(16));

@@ -19,11 +19,7 @@ export type ByteStream = {
  * @example
  * const bytes = await readCappedBody(response.body, 1024 * 1024);
  */
-export async function readCappedBody(
-  body: ByteStream | null,
-  maxBytes: number,
-  host?: string,
-): Promise<Uint8Array<ArrayBuffer>> {
+export async function readCappedBody(body: ByteStream | null, maxBytes: number, host?: string): Promise<Uint8Array<ArrayBuffer>> {
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];

@@ -91,7 +91,15 @@ describe("networkConfigFromEnv", () => {
   it("a preset keeps its values unless the operator overrides them", () => {
     const preset = NETWORK_PRESETS["base-sepolia"];
     const plain = networkConfigFromEnv(parseEnv({ ...secrets, X402_NETWORK: "base-sepolia" }));
-    expect(plain).toMatchObject({ name: "base-sepolia", label: "Base Sepolia", chainId: 84532, usdc: preset.usdc, usdcName: "USDC", usdcVersion: "2", explorerUrl: "https://sepolia.basescan.org" });
+    expect(plain).toMatchObject({
+      name: "base-sepolia",
+      label: "Base Sepolia",
+      chainId: 84532,
+      usdc: preset.usdc,
+      usdcName: "USDC",
+      usdcVersion: "2",
+      explorerUrl: "https://sepolia.basescan.org",
+    });
     expect(plain.networkNames).toEqual(["eip155:84532", "base-sepolia"]);
 
     const overridden = networkConfigFromEnv(
@@ -119,7 +127,9 @@ describe("networkConfigFromEnv", () => {
   });
 
   it("a preset refuses another chain id, also in an environment built without parseEnv", () => {
-    expect(() => parseEnv({ ...secrets, X402_NETWORK: "base", FACILITATOR_URL: "https://f.example", CHAIN_ID: "84532" })).toThrow(/CHAIN_ID must be 8453 \(Base\)/);
+    expect(() => parseEnv({ ...secrets, X402_NETWORK: "base", FACILITATOR_URL: "https://f.example", CHAIN_ID: "84532" })).toThrow(
+      /CHAIN_ID must be 8453 \(Base\)/,
+    );
     const env = { ...parseEnv({ ...secrets, X402_NETWORK: "base", FACILITATOR_URL: "https://f.example" }), CHAIN_ID: 84532 };
     expect(() => networkConfigFromEnv(env)).toThrow(/CHAIN_ID must be 8453/);
   });
@@ -134,7 +144,13 @@ describe("networkConfigFromEnv", () => {
       expect(plain).toMatchObject({ name: "local", label: "Local devnet", rpcUrl: "http://127.0.0.1:8545", facilitatorUrl: "http://127.0.0.1:4021" });
 
       const network = networkConfigFromEnv(parseEnv(overrides));
-      expect(network).toMatchObject({ name: "local", chainId: 31337, usdc: address, rpcUrl: "http://127.0.0.1:9545", facilitatorUrl: "https://facilitator.example/x402" });
+      expect(network).toMatchObject({
+        name: "local",
+        chainId: 31337,
+        usdc: address,
+        rpcUrl: "http://127.0.0.1:9545",
+        facilitatorUrl: "https://facilitator.example/x402",
+      });
       expect(network.networkNames).toEqual(["eip155:31337", "anvil"]);
       expect(network.outboundAllowlist).toEqual(["127.0.0.1:4022", "127.0.0.1:4023"]);
     });

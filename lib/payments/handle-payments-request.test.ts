@@ -39,7 +39,10 @@ function dependencies(env: Record<string, string> = { ADMIN_TOKEN }): PaymentsDe
 }
 
 function sessionCookieFor(address: string, chainId = 31337): string {
-  const token = createSessionToken({ address: address as `0x${string}`, chainId, issuedAt: NOW - 1000, expiresAt: NOW + 60_000 }, sessionSecretOf(parseEnv({})));
+  const token = createSessionToken(
+    { address: address as `0x${string}`, chainId, issuedAt: NOW - 1000, expiresAt: NOW + 60_000 },
+    sessionSecretOf(parseEnv({})),
+  );
   return `${SESSION_COOKIE}=${token}`;
 }
 
@@ -187,7 +190,10 @@ describe("GET /api/payments: paging, filters, CSV", () => {
 
   it("gives the same rows as CSV, as an attachment, with ?format=csv or Accept: text/csv", async () => {
     const json = (await (await get("", { cookie: sessionCookieFor(USER) })).json()) as Body;
-    for (const [query, headers] of [["?format=csv", {}], ["", { accept: "text/csv" }]] as const) {
+    for (const [query, headers] of [
+      ["?format=csv", {}],
+      ["", { accept: "text/csv" }],
+    ] as const) {
       const response = await get(query, { cookie: sessionCookieFor(USER), ...headers });
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toMatch(/^text\/csv; charset=utf-8/);

@@ -67,4 +67,3 @@ function wantsCsv(request: Request, format: "json" | "csv" | undefined): boolean
   if (format) return format === "csv";
   return /(^|,)\s*text\/csv\s*(;|,|$)/i.test(request.headers.get("accept") ?? "");
 }
-

@@ -22,7 +22,10 @@ function unauthorized(message?: string): AppError {
 }
 
 /** @throws AppError "unauthorized" without a valid session or operator token. */
-export function viewerOf(request: Request, options: { env: Pick<Env, "ADMIN_TOKEN" | "SESSION_SECRET" | "X402_NETWORK">; chainId: number; now: number }): HistoryViewer {
+export function viewerOf(
+  request: Request,
+  options: { env: Pick<Env, "ADMIN_TOKEN" | "SESSION_SECRET" | "X402_NETWORK">; chainId: number; now: number },
+): HistoryViewer {
   if (request.headers.has("authorization")) {
     // A credential that is presented is judged on its own: a wrong token never falls back to the cookie.
     const token = bearerToken(request);

@@ -8,7 +8,15 @@ const TX = `0x${"ab".repeat(32)}`;
 describe("receipt views", () => {
   it("shows a verified receipt's verdict with an ISO issue time, and flattens it for CSV", () => {
     const view = toReceiptView({ format: "eip712", signer: SIGNER, verified: true, issuedAt: 1_767_268_800, transaction: TX });
-    expect(view).toEqual({ format: "eip712", signer: SIGNER, verified: true, reason: null, issuedAt: "2026-01-01T12:00:00.000Z", transaction: TX, signed: null });
+    expect(view).toEqual({
+      format: "eip712",
+      signer: SIGNER,
+      verified: true,
+      reason: null,
+      issuedAt: "2026-01-01T12:00:00.000Z",
+      transaction: TX,
+      signed: null,
+    });
     expect(receiptCsvCells(view)).toEqual([SIGNER, "true", null]);
     expect(receiptCsvCells(toReceiptView(undefined))).toEqual([null, null, null]);
   });

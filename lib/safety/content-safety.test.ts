@@ -9,7 +9,10 @@ import { normalizeText } from "./normalize-text";
 const KEY = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const TX_HASH = "0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b";
 const MNEMONIC_12 = entropyToMnemonic(new Uint8Array(16).fill(7), wordlist);
-const MNEMONIC_24 = entropyToMnemonic(Uint8Array.from({ length: 32 }, (_, index) => index * 8), wordlist);
+const MNEMONIC_24 = entropyToMnemonic(
+  Uint8Array.from({ length: 32 }, (_, index) => index * 8),
+  wordlist,
+);
 const WORDS = new Set(wordlist);
 
 const ZERO_WIDTH = ["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF", "\u00AD"];
@@ -70,7 +73,12 @@ describe("private keys", () => {
   it("holds every role to the same rule: a 0x key in an assistant message is refused", () => {
     // The caller writes the roles, so "assistant" is no proof that the text is the agent's.
     for (const role of ["assistant", "user", "system"] as const) {
-      expect(inspectMessages([{ role, content: `Receipt 0x${KEY}` }, { role: "user", content: "hi" }])).toEqual({
+      expect(
+        inspectMessages([
+          { role, content: `Receipt 0x${KEY}` },
+          { role: "user", content: "hi" },
+        ]),
+      ).toEqual({
         safe: false,
         reason: "private_key",
         messageIndex: 0,
@@ -104,9 +112,19 @@ describe("seed phrases", () => {
     ["a 24-word phrase", MNEMONIC_24],
     ["anvil's default phrase", "test test test test test test test test test test test junk"],
     ["upper case", MNEMONIC_12.toUpperCase()],
-    ["title case with commas", MNEMONIC_12.split(" ").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(", ")],
+    [
+      "title case with commas",
+      MNEMONIC_12.split(" ")
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join(", "),
+    ],
     ["one word per line", MNEMONIC_24.split(" ").join("\n")],
-    ["numbered", MNEMONIC_12.split(" ").map((w, i) => `${i + 1}. ${w}`).join("\n")],
+    [
+      "numbered",
+      MNEMONIC_12.split(" ")
+        .map((w, i) => `${i + 1}. ${w}`)
+        .join("\n"),
+    ],
     ["inside a sentence", `My recovery words are: ${MNEMONIC_12}. Please restore my wallet.`],
     ["with zero-width characters inside words", MNEMONIC_12.split("").join("\u200B")],
     ["with bidi overrides", `\u202E${MNEMONIC_12}\u202C`],

@@ -36,9 +36,7 @@ export function inspectMessageContent(text: string): ContentInspection {
   return { safe: true, normalized };
 }
 
-export type MessagesInspection<Message> =
-  | { safe: true; messages: Message[] }
-  | { safe: false; reason: UnsafeContentReason; messageIndex: number };
+export type MessagesInspection<Message> = { safe: true; messages: Message[] } | { safe: false; reason: UnsafeContentReason; messageIndex: number };
 
 /**
  * Inspects every message; returns the first problem (with the message's index), or the
@@ -49,9 +47,7 @@ export type MessagesInspection<Message> =
  * if (!result.safe) throw new AppError("forbidden:unsafe_content");
  * const messages = result.messages; // normalised content, same roles
  */
-export function inspectMessages<Message extends { role: string; content: string }>(
-  messages: readonly Message[],
-): MessagesInspection<Message> {
+export function inspectMessages<Message extends { role: string; content: string }>(messages: readonly Message[]): MessagesInspection<Message> {
   const normalizedMessages: Message[] = [];
   for (const [messageIndex, message] of messages.entries()) {
     const inspection = inspectMessageContent(message.content);

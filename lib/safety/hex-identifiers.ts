@@ -68,8 +68,7 @@ export function identifierTokens(values: readonly string[], gaps: readonly strin
   for (const range of groups(gaps, values.length, (gap) => gap === ":" || gap === "::")) {
     const group = values.slice(range[0], range[1] + 1);
     const inner = gaps.slice(range[0] + 1, range[1] + 1);
-    const compressed =
-      inner.includes("::") || (gaps[range[0]] ?? "").endsWith("::") || (gaps[range[1] + 1] ?? "").startsWith("::");
+    const compressed = inner.includes("::") || (gaps[range[0]] ?? "").endsWith("::") || (gaps[range[1] + 1] ?? "").startsWith("::");
     if (isMac(group) || isIpv6(group, compressed)) mark(range);
   }
   return marked;

@@ -179,8 +179,14 @@ describe("identifierTokens", () => {
 });
 
 describe("seed phrases written with separators", () => {
-  const MNEMONIC_12 = entropyToMnemonic(Uint8Array.from({ length: 16 }, (_, index) => index * 13), wordlist).split(" ");
-  const MNEMONIC_24 = entropyToMnemonic(Uint8Array.from({ length: 32 }, (_, index) => 255 - index * 5), wordlist).split(" ");
+  const MNEMONIC_12 = entropyToMnemonic(
+    Uint8Array.from({ length: 16 }, (_, index) => index * 13),
+    wordlist,
+  ).split(" ");
+  const MNEMONIC_24 = entropyToMnemonic(
+    Uint8Array.from({ length: 32 }, (_, index) => 255 - index * 5),
+    wordlist,
+  ).split(" ");
 
   it.each(["-", ".", "_", ",", ":", "/", "\u2013", "\u2014", "\u2010", "\uFF0D", "-\n", " - ", "_-."])("flags 12 and 24 words joined by %j", (separator) => {
     expect(reason(MNEMONIC_12.join(separator))).toBe("seed_phrase");

@@ -39,7 +39,10 @@ async function signInBody(nonce: string, site = { domain: "127.0.0.1:3000", uri:
 }
 
 function signIn(deps: AuthDependencies, body: string, cookie: string, headers: Record<string, string> = { host: "127.0.0.1:3000" }): Promise<Response> {
-  return handleSignInRequest(new Request(`${ORIGIN}/api/auth/siwe`, { method: "POST", headers: { "content-type": "application/json", cookie, ...headers }, body }), () => deps);
+  return handleSignInRequest(
+    new Request(`${ORIGIN}/api/auth/siwe`, { method: "POST", headers: { "content-type": "application/json", cookie, ...headers }, body }),
+    () => deps,
+  );
 }
 
 describe("sign-in routes", () => {
@@ -54,7 +57,10 @@ describe("sign-in routes", () => {
     // The nonce cookie is spent.
     expect(setCookies.find((value) => value.startsWith(`${NONCE_COOKIE}=`))).toMatch(/Max-Age=0/);
 
-    const session = await handleSessionRequest(new Request(`${ORIGIN}/api/auth/session`, { headers: { cookie: cookieFrom(response, SESSION_COOKIE) } }), () => deps);
+    const session = await handleSessionRequest(
+      new Request(`${ORIGIN}/api/auth/session`, { headers: { cookie: cookieFrom(response, SESSION_COOKIE) } }),
+      () => deps,
+    );
     expect(await session.json()).toMatchObject({ signedIn: true, address: wallet.address });
   });
 

@@ -21,7 +21,10 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 const SignInBody = z.object({
   message: z.string().min(1).max(4_096),
-  signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected a 0x-prefixed hex signature").max(2_000),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/, "expected a 0x-prefixed hex signature")
+    .max(2_000),
 });
 
 export async function handleNonceRequest(request: Request, getDependencies: () => AuthDependencies): Promise<Response> {
@@ -56,10 +59,19 @@ export async function handleSignInRequest(request: Request, getDependencies: () 
         headers: { "WWW-Authenticate": SIWE_CHALLENGE },
       });
     }
-    const signIn = await verifySiweSignIn(parsed.data, { domain: site.domain, origin: site.origin, chainId: deps.network.chainId, nonce: nonceOf(request, secret, now), now });
+    const signIn = await verifySiweSignIn(parsed.data, {
+      domain: site.domain,
+      origin: site.origin,
+      chainId: deps.network.chainId,
+      nonce: nonceOf(request, secret, now),
+      now,
+    });
     // Claimed only after the signature checked out, so only a wallet holder can write to the store.
     if (!(await claimNonce(deps.store.idempotency, signIn.nonce))) {
-      throw new AppError("unauthorized", { message: "This sign-in message was used already. Start the sign-in again.", headers: { "WWW-Authenticate": SIWE_CHALLENGE } });
+      throw new AppError("unauthorized", {
+        message: "This sign-in message was used already. Start the sign-in again.",
+        headers: { "WWW-Authenticate": SIWE_CHALLENGE },
+      });
     }
     const session = { address: signIn.address, chainId: signIn.chainId, issuedAt: now, expiresAt: now + SESSION_TTL_MS };
     const secure = cookiesSecure(deps.env.APP_URL, request);

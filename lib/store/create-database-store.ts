@@ -75,7 +75,8 @@ function deferred<T extends object>(make: () => Promise<T>): T {
     return made;
   };
   return new Proxy({} as T, {
-    get: (_object, property) =>
+    get:
+      (_object, property) =>
       (...args: unknown[]) =>
         target().then((real) => (real[property as keyof T] as (...values: unknown[]) => unknown).apply(real, args)),
   });

@@ -69,7 +69,9 @@ export class DatabaseIdempotencyStore implements IdempotencyStore {
     return this.clock ? sql<number>`${this.clock()}::bigint` : sql<number>`db_now_ms()`;
   }
 
-  private async read(key: string): Promise<{ state: "pending"; lapsesInMs: number; holder: string | null } | { state: "complete"; record: IdempotencyRecord } | undefined> {
+  private async read(
+    key: string,
+  ): Promise<{ state: "pending"; lapsesInMs: number; holder: string | null } | { state: "complete"; record: IdempotencyRecord } | undefined> {
     const { rows } = await sql<{ state: "pending" | "complete"; record: unknown; holder: string | null; lapses_in_ms: string }>`
       WITH clock AS (SELECT ${this.now()} AS now_ms)
       SELECT k.state, k.record, k.holder, (k.expires_at - clock.now_ms)::text AS lapses_in_ms

@@ -47,8 +47,10 @@ export class DatabaseLedger implements SpendingLedger {
     if (!row) throw new Error("reserve_in_budgets returned no row");
     if (row.r_outcome === "conflict") throw new Error(`reservationId ${reservationId} was already used for a different payer, amount or scope`);
     if (row.r_outcome === "daily") return { ok: false, reason: "daily", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit };
-    if (row.r_outcome === "scope" && scope) return { ok: false, reason: "scope", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: scope.dailyLimit };
-    if (row.r_outcome === "pool" && pool) return { ok: false, reason: "pool", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: pool.dailyLimit };
+    if (row.r_outcome === "scope" && scope)
+      return { ok: false, reason: "scope", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: scope.dailyLimit };
+    if (row.r_outcome === "pool" && pool)
+      return { ok: false, reason: "pool", spent: BigInt(row.r_settled), reserved: BigInt(row.r_reserved), dailyLimit: pool.dailyLimit };
     return { ok: true };
   }
 
@@ -77,7 +79,11 @@ export class DatabaseLedger implements SpendingLedger {
 
   async release(reservationId: string): Promise<ReleaseResult> {
     checkReservationId(reservationId);
-    const deleted = await this.db.deleteFrom("budget_reservations").where("reservation_id", "=", reservationId).where("state", "=", "reserved").executeTakeFirst();
+    const deleted = await this.db
+      .deleteFrom("budget_reservations")
+      .where("reservation_id", "=", reservationId)
+      .where("state", "=", "reserved")
+      .executeTakeFirst();
     if (Number(deleted.numDeletedRows) > 0) return { status: "released" };
     const row = await this.db.selectFrom("budget_reservations").select("state").where("reservation_id", "=", reservationId).executeTakeFirst();
     return { status: row ? "already-committed" : "not-found" };

@@ -32,8 +32,14 @@ function storesOn(open: () => ReturnType<typeof lazyDatabase>) {
   };
 }
 
-describeStoreContract("database (PGlite)", storesOn(() => lazyDatabase({ kind: "pglite" })));
-describeBudgetScopeContract("database (PGlite)", storesOn(() => lazyDatabase({ kind: "pglite" })));
+describeStoreContract(
+  "database (PGlite)",
+  storesOn(() => lazyDatabase({ kind: "pglite" })),
+);
+describeBudgetScopeContract(
+  "database (PGlite)",
+  storesOn(() => lazyDatabase({ kind: "pglite" })),
+);
 
 function describeJournal(name: string, open: () => Promise<ReturnType<typeof lazyDatabase>>) {
   describe(`${name}: payment journal`, () => {
@@ -41,13 +47,45 @@ function describeJournal(name: string, open: () => Promise<ReturnType<typeof laz
       const database = await open();
       const { journal } = createDatabaseStore(database);
       try {
-        await journal.record({ id: "pay_1", status: "quoted", at: 1_000, payer: PAYER, payerKind: "agent", nonce: `0x${"1".repeat(64)}`, validBefore: 2_000n, amount: 15_000n, service: "Weather", resource: "https://w.example/today", method: "GET", requestKey: "key:a", conversationId: "c1" });
+        await journal.record({
+          id: "pay_1",
+          status: "quoted",
+          at: 1_000,
+          payer: PAYER,
+          payerKind: "agent",
+          nonce: `0x${"1".repeat(64)}`,
+          validBefore: 2_000n,
+          amount: 15_000n,
+          service: "Weather",
+          resource: "https://w.example/today",
+          method: "GET",
+          requestKey: "key:a",
+          conversationId: "c1",
+        });
         await journal.record({ id: "pay_1", status: "signing", at: 1_001 });
         await journal.record({ id: "pay_1", status: "confirmed", at: 1_002, txHash: `0x${"ab".repeat(32)}` });
-        expect(await journal.get("pay_1")).toMatchObject({ status: "confirmed", payer: PAYER.toLowerCase(), amount: 15_000n, validBefore: 2_000n, service: "Weather", txHash: `0x${"ab".repeat(32)}`, createdAt: 1_000, updatedAt: 1_002 });
+        expect(await journal.get("pay_1")).toMatchObject({
+          status: "confirmed",
+          payer: PAYER.toLowerCase(),
+          amount: 15_000n,
+          validBefore: 2_000n,
+          service: "Weather",
+          txHash: `0x${"ab".repeat(32)}`,
+          createdAt: 1_000,
+          updatedAt: 1_002,
+        });
         expect((await journal.events("pay_1")).map((event) => event.status)).toEqual(["quoted", "signing", "confirmed"]);
         expect(await journal.unsettled(10)).toEqual([]);
-        await journal.record({ id: "pay_2", status: "pending", at: 1_003, payer: PAYER, payerKind: "user", nonce: `0x${"2".repeat(64)}`, validBefore: 3_000n, service: "News" });
+        await journal.record({
+          id: "pay_2",
+          status: "pending",
+          at: 1_003,
+          payer: PAYER,
+          payerKind: "user",
+          nonce: `0x${"2".repeat(64)}`,
+          validBefore: 3_000n,
+          service: "News",
+        });
         expect((await journal.unsettled(10)).map((payment) => payment.id)).toEqual(["pay_2"]);
         expect((await journal.history({ payer: PAYER, limit: 10 })).map((payment) => payment.id)).toEqual(["pay_2", "pay_1"]);
         expect((await journal.history({ payer: PAYER, service: "Weather", limit: 10 })).map((payment) => payment.id)).toEqual(["pay_1"]);
@@ -64,10 +102,27 @@ function describeJournal(name: string, open: () => Promise<ReturnType<typeof laz
       const database = await open();
       const { journal } = createDatabaseStore(database);
       try {
-        await journal.record({ id: "pay_u", status: "quoted", at: 1_000, payer: PAYER, payerKind: "agent", nonce: `0x${"4".repeat(64)}`, validBefore: 2_000n, amount: 50_000n, scheme: "upto", ceiling: 50_000n });
+        await journal.record({
+          id: "pay_u",
+          status: "quoted",
+          at: 1_000,
+          payer: PAYER,
+          payerKind: "agent",
+          nonce: `0x${"4".repeat(64)}`,
+          validBefore: 2_000n,
+          amount: 50_000n,
+          scheme: "upto",
+          ceiling: 50_000n,
+        });
         expect(await journal.get("pay_u")).toMatchObject({ scheme: "upto", ceiling: 50_000n, amount: 50_000n });
         await journal.record({ id: "pay_u", status: "confirmed", at: 1_001, txHash: `0x${"ab".repeat(32)}`, amount: 20_000n, settlementFlag: "over-settled" });
-        expect(await journal.get("pay_u")).toMatchObject({ status: "confirmed", scheme: "upto", ceiling: 50_000n, amount: 20_000n, settlementFlag: "over-settled" });
+        expect(await journal.get("pay_u")).toMatchObject({
+          status: "confirmed",
+          scheme: "upto",
+          ceiling: 50_000n,
+          amount: 20_000n,
+          settlementFlag: "over-settled",
+        });
         expect((await journal.events("pay_u")).at(-1)?.details).toMatchObject({ amount: "20000", settlementFlag: "over-settled" });
         // An exact payment has none of the three.
         await journal.record({ id: "pay_e", status: "quoted", at: 1_002, payer: PAYER, payerKind: "agent", amount: 15_000n });

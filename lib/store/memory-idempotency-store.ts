@@ -28,7 +28,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     checkPositiveInteger(ttlSeconds, "ttlSeconds");
     const held = this.read(key);
     if (held?.slot.state === "complete") return { claimed: false, record: held.slot.record };
-    if (held) return { claimed: false, record: null, lapsesInMs: Math.max(0, held.expiresAt - this.clock()), ...(held.slot.holder ? { holder: held.slot.holder } : {}) };
+    if (held)
+      return {
+        claimed: false,
+        record: null,
+        lapsesInMs: Math.max(0, held.expiresAt - this.clock()),
+        ...(held.slot.holder ? { holder: held.slot.holder } : {}),
+      };
     this.write(key, { state: "pending", ...(holder ? { holder } : {}) }, ttlSeconds);
     return { claimed: true };
   }

@@ -20,8 +20,7 @@ import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash,
 import { resolveNow } from "../clock";
 
 type Reservation = (
-  | { state: "reserved"; payer: string; amount: bigint; expiresAt: number }
-  | { state: "committed"; payer: string; amount: bigint; txHash: string; at: number }
+  { state: "reserved"; payer: string; amount: bigint; expiresAt: number } | { state: "committed"; payer: string; amount: bigint; txHash: string; at: number }
 ) & { scope?: string; pool?: string };
 
 /** Every this many reservations, payers that went quiet are swept too, so memory stays bounded. */
@@ -69,7 +68,10 @@ export class MemoryLedger implements SpendingLedger {
       }
     }
     if (pool) {
-      const inPool = sumOf([...this.reservations.values()].filter((reservation) => reservation.pool === pool.key), now);
+      const inPool = sumOf(
+        [...this.reservations.values()].filter((reservation) => reservation.pool === pool.key),
+        now,
+      );
       if (inPool.settled + inPool.reserved + amount > pool.dailyLimit) {
         return { ok: false, reason: "pool", spent: inPool.settled, reserved: inPool.reserved, dailyLimit: pool.dailyLimit };
       }
@@ -140,7 +142,10 @@ export class MemoryLedger implements SpendingLedger {
 
   /** Settled entries in the window and reservations not yet past their safety TTL. */
   private sum(payer: string, now: number): DailySpending {
-    return sumOf([...(this.idsByPayer.get(payer) ?? [])].map((id) => this.reservations.get(id)), now);
+    return sumOf(
+      [...(this.idsByPayer.get(payer) ?? [])].map((id) => this.reservations.get(id)),
+      now,
+    );
   }
 
   /**
@@ -148,7 +153,10 @@ export class MemoryLedger implements SpendingLedger {
    * development and tests, where that is a few thousand at most.
    */
   private scopeSum(key: string, now: number): DailySpending {
-    return sumOf([...this.reservations.values()].filter((reservation) => reservation.scope === key), now);
+    return sumOf(
+      [...this.reservations.values()].filter((reservation) => reservation.scope === key),
+      now,
+    );
   }
 
   /** Forgets settled entries that left the window and reservations past their safety TTL. */
@@ -156,9 +164,7 @@ export class MemoryLedger implements SpendingLedger {
     const cutoff = now - DAILY_WINDOW_MS;
     for (const id of this.idsByPayer.get(payer) ?? []) {
       const reservation = this.reservations.get(id);
-      const stale =
-        !reservation ||
-        (reservation.state === "committed" ? reservation.at <= cutoff : reservation.expiresAt <= now);
+      const stale = !reservation || (reservation.state === "committed" ? reservation.at <= cutoff : reservation.expiresAt <= now);
       if (stale) this.forget(id, payer);
     }
   }

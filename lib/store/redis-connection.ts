@@ -138,10 +138,7 @@ export class RedisConnection {
         reject(error);
       };
       const onEnd = () => onError(new Error("the Redis connection ended"));
-      const timer = setTimeout(
-        () => onError(new Error(`Redis did not become ready within ${this.connectTimeoutMs} ms`)),
-        this.connectTimeoutMs + 250,
-      );
+      const timer = setTimeout(() => onError(new Error(`Redis did not become ready within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs + 250);
       client.once("ready", onReady);
       client.once("error", onError);
       client.once("end", onEnd);

@@ -26,9 +26,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const slotKey = this.slotKey(key);
     checkPositiveInteger(ttlSeconds, "ttlSeconds");
     const pending = JSON.stringify(IdempotencySlot.parse({ state: "pending", ...(holder ? { holder } : {}) }));
-    const reply = ClaimReply.parse(
-      await this.connection.script("x402IdempotencyClaim", [slotKey], [pending, ttlSeconds * 1000]),
-    );
+    const reply = ClaimReply.parse(await this.connection.script("x402IdempotencyClaim", [slotKey], [pending, ttlSeconds * 1000]));
     if (reply[0] === 1) return { claimed: true };
     const slot = parseSlot(reply[1]);
     if (slot.state === "complete") return { claimed: false, record: slot.record };

@@ -29,14 +29,16 @@ import { resolveNow } from "../clock";
  */
 const KEY_TTL_MS = DAILY_WINDOW_MS + RESERVATION_TTL_MS;
 
-const BaseUnits = z.string().regex(/^\d+$/).transform((value) => BigInt(value));
-const EpochMs = z.string().regex(/^\d+$/).transform((value) => Number(value));
+const BaseUnits = z
+  .string()
+  .regex(/^\d+$/)
+  .transform((value) => BigInt(value));
+const EpochMs = z
+  .string()
+  .regex(/^\d+$/)
+  .transform((value) => Number(value));
 
-const ReserveReply = z.union([
-  z.tuple([z.literal("ok")]),
-  z.tuple([z.literal("conflict")]),
-  z.tuple([z.literal("daily"), BaseUnits, BaseUnits]),
-]);
+const ReserveReply = z.union([z.tuple([z.literal("ok")]), z.tuple([z.literal("conflict")]), z.tuple([z.literal("daily"), BaseUnits, BaseUnits])]);
 const CommitReply = z.union([
   z.tuple([z.literal("not-found")]),
   z.tuple([z.literal("exceeds")]),
@@ -102,13 +104,7 @@ export class RedisLedger implements SpendingLedger {
     const payer = await this.payerOf(reservationId);
     if (!payer) return { status: "not-found" };
     const reply = CommitReply.parse(
-      await this.connection.script("x402LedgerCommit", this.ledgerKeys(reservationId, payer), [
-        reservationId,
-        txHash,
-        now,
-        String(KEY_TTL_MS),
-        settled,
-      ]),
+      await this.connection.script("x402LedgerCommit", this.ledgerKeys(reservationId, payer), [reservationId, txHash, now, String(KEY_TTL_MS), settled]),
     );
     if (reply[0] === "not-found") return { status: "not-found" };
     if (reply[0] === "exceeds") throw new RangeError(exceedsReservation(reservationId));
@@ -120,9 +116,7 @@ export class RedisLedger implements SpendingLedger {
     checkReservationId(reservationId);
     const payer = await this.payerOf(reservationId);
     if (!payer) return { status: "not-found" };
-    const reply = ReleaseReply.parse(
-      await this.connection.script("x402LedgerRelease", this.ledgerKeys(reservationId, payer), [reservationId]),
-    );
+    const reply = ReleaseReply.parse(await this.connection.script("x402LedgerRelease", this.ledgerKeys(reservationId, payer), [reservationId]));
     return { status: reply };
   }
 
@@ -135,10 +129,7 @@ export class RedisLedger implements SpendingLedger {
     const normalized = normalizePayer(payer);
     const keys = this.payerKeys(normalized);
     const [settled, reserved] = SpentTodayReply.parse(
-      await this.connection.script("x402LedgerSpentToday", [keys.reserved, keys.settled, keys.entries], [
-        testClock(options.now),
-        String(DAILY_WINDOW_MS),
-      ]),
+      await this.connection.script("x402LedgerSpentToday", [keys.reserved, keys.settled, keys.entries], [testClock(options.now), String(DAILY_WINDOW_MS)]),
     );
     return { settled, reserved };
   }

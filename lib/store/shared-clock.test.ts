@@ -63,7 +63,11 @@ function describeSharedClock(name: string, open: Instances, options: { ledger: b
       });
       // And A, slow again, sees B's commit (before, a commit "after now" was not counted).
       await withClockOff(-2 * DAY_MS, async () => {
-        expect(await a.ledger.reserve({ payer: PAYER, reservationId: "a2", amount: 1n, dailyLimit: limit })).toMatchObject({ ok: false, reason: "daily", spent: 20_000n });
+        expect(await a.ledger.reserve({ payer: PAYER, reservationId: "a2", amount: 1n, dailyLimit: limit })).toMatchObject({
+          ok: false,
+          reason: "daily",
+          spent: 20_000n,
+        });
         expect((await a.ledger.entries(PAYER)).map((entry) => entry.reservationId)).toEqual(["a1", "b1"]);
       });
     });
@@ -72,7 +76,10 @@ function describeSharedClock(name: string, open: Instances, options: { ledger: b
       const [a, b] = await two();
       await withClockOff(-2 * DAY_MS, () => a.ledger.reserve({ payer: PAYER, reservationId: "held", amount: 15_000n, dailyLimit: 20_000n }));
       await withClockOff(2 * DAY_MS, async () => {
-        expect(await b.ledger.reserve({ payer: PAYER, reservationId: "more", amount: 10_000n, dailyLimit: 20_000n })).toMatchObject({ ok: false, reserved: 15_000n });
+        expect(await b.ledger.reserve({ payer: PAYER, reservationId: "more", amount: 10_000n, dailyLimit: 20_000n })).toMatchObject({
+          ok: false,
+          reserved: 15_000n,
+        });
       });
     });
 
@@ -89,7 +96,12 @@ function describeSharedClock(name: string, open: Instances, options: { ledger: b
 
     it.runIf(options.sharedKeys === true)("judges an API key's expiry on the database's clock, not a fast instance's", async () => {
       const [a, b] = await two();
-      const { token } = await a.apiKeys.create({ name: "expires in an hour", budget: { perPayment: 1n, perRequest: 1n, daily: 1n }, agentWallet: true, expiresAt: Date.now() + 3_600_000 });
+      const { token } = await a.apiKeys.create({
+        name: "expires in an hour",
+        budget: { perPayment: 1n, perRequest: 1n, daily: 1n },
+        agentWallet: true,
+        expiresAt: Date.now() + 3_600_000,
+      });
       expect((await withClockOff(2 * 3_600_000, () => b.apiKeys.check(token))).ok).toBe(true);
       expect(await b.apiKeys.check(token, Date.now() + 2 * 3_600_000)).toEqual({ ok: false, reason: "expired" });
     });

@@ -72,7 +72,6 @@ export function checkPositiveInteger(value: number, name: string): number {
   return value;
 }
 
-
 /**
  * A reservation's pool, checked: a pool counts only beside a scope (it is the budget several
  * scopes share), so one without a scope is a caller's mistake.

@@ -17,4 +17,3 @@ export const AgentConfirmation = z.object({
   expiresAt: z.number().int().positive(),
 });
 export type AgentConfirmation = z.infer<typeof AgentConfirmation>;
-

@@ -40,10 +40,7 @@ export const WalletAddress = z
 
 export const ChatRequestBody = z
   .strictObject({
-    messages: z
-      .array(ChatMessage)
-      .min(1, "must contain at least one message")
-      .max(MAX_MESSAGES, `must contain at most ${MAX_MESSAGES} messages`),
+    messages: z.array(ChatMessage).min(1, "must contain at least one message").max(MAX_MESSAGES, `must contain at most ${MAX_MESSAGES} messages`),
     walletAddress: WalletAddress.optional(),
     spendingLimits: SpendingLimitsInput.optional(),
   })

@@ -46,14 +46,21 @@ describe("deliveredResultOf", () => {
   it("drops data over the bounds (never cuts it), and a body too long to show on its own", () => {
     expect(deliveredResultOf({ contentType: "text/plain", content: "x".repeat(MAX_RESULT_JSON_CHARS), truncated: false }, { method: "GET" })).toEqual({});
     expect(deliveredResultOf({ contentType: "application/json", content: nested(MAX_RESULT_DEPTH + 1), truncated: false }, { method: "GET" })).toEqual({});
-    const long = deliveredResultOf({ contentType: "application/json", content: { ok: true }, truncated: false }, { method: "POST", body: "y".repeat(MAX_ASKED_BODY_CHARS + 1) });
+    const long = deliveredResultOf(
+      { contentType: "application/json", content: { ok: true }, truncated: false },
+      { method: "POST", body: "y".repeat(MAX_ASKED_BODY_CHARS + 1) },
+    );
     expect(long).toEqual({ result: { contentType: "application/json", data: { ok: true }, truncated: false, request: { method: "POST" } } });
   });
 });
 
 describe("the delivered event's result on the wire", () => {
   it("travels in a p: line and is read back", () => {
-    const event = { id: "pay_1", status: "delivered" as const, ...deliveredResultOf({ contentType: "application/json", content: weather, truncated: false }, { method: "GET" }) };
+    const event = {
+      id: "pay_1",
+      status: "delivered" as const,
+      ...deliveredResultOf({ contentType: "application/json", content: weather, truncated: false }, { method: "GET" }),
+    };
     const [item] = decodeAll(encodeEvent({ type: "payment", payment: event }, "plain"));
     expect(item).toEqual({ kind: "event", event: { type: "payment", payment: event } });
   });

@@ -83,7 +83,12 @@ export function deliveredResultOf(
 ): { result: DeliveredResult } | Record<string, never> {
   if (!isBoundedJson(answer.content)) return {};
   const body = request.body !== undefined && request.body.length <= MAX_ASKED_BODY_CHARS ? { body: request.body } : {};
-  const candidate = { contentType: answer.contentType.slice(0, 100), data: answer.content, truncated: answer.truncated, request: { method: request.method.slice(0, 10), ...body } };
+  const candidate = {
+    contentType: answer.contentType.slice(0, 100),
+    data: answer.content,
+    truncated: answer.truncated,
+    request: { method: request.method.slice(0, 10), ...body },
+  };
   const parsed = DeliveredResult.safeParse(candidate);
   return parsed.success ? { result: parsed.data } : {};
 }

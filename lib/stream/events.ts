@@ -17,14 +17,7 @@ export { Permit2WitnessTypedData } from "./permit2-typed-data";
 export const PROTOCOL_VERSION = 1;
 
 /** The spec's finish reasons, exactly. */
-export const FinishReason = z.enum([
-  "stop",
-  "payment-complete",
-  "payment-failed",
-  "limit-exceeded",
-  "insufficient-balance",
-  "service-unavailable",
-]);
+export const FinishReason = z.enum(["stop", "payment-complete", "payment-failed", "limit-exceeded", "insufficient-balance", "service-unavailable"]);
 export type FinishReason = z.infer<typeof FinishReason>;
 
 /**
@@ -99,7 +92,6 @@ export const DroppedListings = z.partialRecord(DroppedReason, z.number().int().m
 export type DroppedListings = z.infer<typeof DroppedListings>;
 
 export { ApprovalRequest, MAX_APPROVAL_BODY_CHARS, TransferAuthorizationTypedData } from "./approval-request";
-
 
 /** `p:` payload: one progress event of a payment or of a discovery. */
 export const PaymentEvent = z.object({
@@ -192,10 +184,7 @@ export type FinishEvent = z.infer<typeof FinishEvent>;
 
 /** One decoded line of the stream, tagged by kind. */
 export type StreamEvent =
-  | { type: "text"; text: string }
-  | { type: "payment"; payment: PaymentEvent }
-  | { type: "error"; error: ErrorEvent }
-  | { type: "finish"; finish: FinishEvent };
+  { type: "text"; text: string } | { type: "payment"; payment: PaymentEvent } | { type: "error"; error: ErrorEvent } | { type: "finish"; finish: FinishEvent };
 
 export const PREFIX_BY_TYPE = {
   text: "0",
@@ -205,16 +194,11 @@ export const PREFIX_BY_TYPE = {
 } as const satisfies Record<StreamEvent["type"], string>;
 
 /** Validates a payload for a given line prefix; the single place wire JSON becomes an event. */
-export function parseLinePayload(
-  prefix: string,
-  payload: unknown,
-): { success: true; event: StreamEvent } | { success: false; reason: string } {
+export function parseLinePayload(prefix: string, payload: unknown): { success: true; event: StreamEvent } | { success: false; reason: string } {
   switch (prefix) {
     case "0": {
       const result = z.string().safeParse(payload);
-      return result.success
-        ? { success: true, event: { type: "text", text: result.data } }
-        : { success: false, reason: "text chunk is not a JSON string" };
+      return result.success ? { success: true, event: { type: "text", text: result.data } } : { success: false, reason: "text chunk is not a JSON string" };
     }
     case "p": {
       const result = PaymentEvent.safeParse(payload);

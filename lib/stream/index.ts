@@ -10,10 +10,4 @@ export * from "./framing";
 export { encodeEvent, encodeKeepAlive, encodeLine } from "./encode-event";
 export { findSequenceViolations, isForwardStatus, SequenceRules } from "./sequence-rules";
 export { decodeAll, decodeStream, StreamDecoder, type DecodedItem } from "./stream-decoder";
-export {
-  KEEP_ALIVE_INTERVAL_MS,
-  ProtocolViolationError,
-  StreamWriter,
-  type FinishInput,
-  type StreamWriterOptions,
-} from "./stream-writer";
+export { KEEP_ALIVE_INTERVAL_MS, ProtocolViolationError, StreamWriter, type FinishInput, type StreamWriterOptions } from "./stream-writer";

@@ -19,6 +19,9 @@ export const PaymentReceipt = z.object({
   /** Unix seconds, as the receipt says it was issued. */
   issuedAt: z.number().int().nonnegative().optional(),
   /** The settlement the receipt names (a service may leave it out, for privacy). */
-  transaction: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  transaction: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/)
+    .optional(),
 });
 export type PaymentReceipt = z.infer<typeof PaymentReceipt>;

@@ -7,9 +7,17 @@
 import { z } from "zod";
 
 /** One line of the signed message: no line breaks, bounded. */
-const line = (max: number) => z.string().min(1).max(max).regex(/^[^\r\n\u2028\u2029]*$/);
+const line = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\r\n\u2028\u2029]*$/);
 const time = z.iso.datetime({ offset: true });
-const url = z.string().max(2048).pipe(z.url({ protocol: /^https?$/ }));
+const url = z
+  .string()
+  .max(2048)
+  .pipe(z.url({ protocol: /^https?$/ }));
 
 /**
  * Every nonce this app hands out for its own sign-in (`GET /api/auth/nonce`) begins with this.

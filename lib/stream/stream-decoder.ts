@@ -1,9 +1,7 @@
 import { parseLinePayload, type StreamEvent } from "./events";
 
 /** What the decoder yields: an event, or a line it could not read (the stream goes on). */
-export type DecodedItem =
-  | { kind: "event"; event: StreamEvent }
-  | { kind: "malformed"; line: string; reason: string };
+export type DecodedItem = { kind: "event"; event: StreamEvent } | { kind: "malformed"; line: string; reason: string };
 
 /** Lines longer than this are reported and skipped, so a hostile peer cannot grow memory. */
 const MAX_LINE_CHARS = 1_048_576;
@@ -109,9 +107,7 @@ function decodeProtocolLine(line: string, atEnd: boolean): DecodedItem {
     return { kind: "malformed", line: line.slice(0, 200), reason };
   }
   const parsed = parseLinePayload(match[1], payload);
-  return parsed.success
-    ? { kind: "event", event: parsed.event }
-    : { kind: "malformed", line: line.slice(0, 200), reason: parsed.reason };
+  return parsed.success ? { kind: "event", event: parsed.event } : { kind: "malformed", line: line.slice(0, 200), reason: parsed.reason };
 }
 
 /** Decodes a whole response body as it arrives. */

@@ -1,10 +1,4 @@
-import {
-  ErrorEvent,
-  FinishEvent,
-  PaymentEvent,
-  PROTOCOL_VERSION,
-  type StreamEvent,
-} from "./events";
+import { ErrorEvent, FinishEvent, PaymentEvent, PROTOCOL_VERSION, type StreamEvent } from "./events";
 import { BaseError } from "../base-error";
 import { encodeEvent, encodeKeepAlive } from "./encode-event";
 import type { Framing } from "./framing";
@@ -74,9 +68,12 @@ export class StreamWriter {
     );
     const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS;
     if (this.framing === "sse" && keepAliveMs > 0) {
-      this.keepAliveTimer = setInterval(() => {
-        if (Date.now() - this.lastWriteAt >= keepAliveMs) this.enqueue(encodeKeepAlive(this.framing));
-      }, Math.max(10, Math.floor(keepAliveMs / 3)));
+      this.keepAliveTimer = setInterval(
+        () => {
+          if (Date.now() - this.lastWriteAt >= keepAliveMs) this.enqueue(encodeKeepAlive(this.framing));
+        },
+        Math.max(10, Math.floor(keepAliveMs / 3)),
+      );
       this.keepAliveTimer.unref?.();
     }
   }

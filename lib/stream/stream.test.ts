@@ -18,7 +18,7 @@ const txHash = `0x${"ab".repeat(32)}`;
 const payTo = `0x${"12".repeat(20)}`;
 
 const sampleEvents: StreamEvent[] = [
-  { type: "text", text: "Héllo, wörld — 天気は晴れ 🌤️\nsecond line \"quoted\" \\ back" },
+  { type: "text", text: 'Héllo, wörld — 天気は晴れ 🌤️\nsecond line "quoted" \\ back' },
   { type: "payment", payment: { id: "pay_1", status: "quoted", amount: "0.05", payTo, service: "Météo" } },
   { type: "payment", payment: { id: "pay_1", status: "confirmed", txHash, explorerUrl: "https://x/tx" } },
   { type: "error", error: { code: "payment_failed", message: "Le paiement a échoué ✗" } },
@@ -76,11 +76,7 @@ describe("framing details", () => {
 
   it("accepts CRLF line endings, including a CRLF split across chunks, and ignores comments", () => {
     const decoder = new StreamDecoder();
-    const items = [
-      ...decoder.push(': keep-alive\r\n\r\ndata: 0:"a"\r'),
-      ...decoder.push('\n\r\n0:"b"\r\n'),
-      ...decoder.end(),
-    ];
+    const items = [...decoder.push(': keep-alive\r\n\r\ndata: 0:"a"\r'), ...decoder.push('\n\r\n0:"b"\r\n'), ...decoder.end()];
     expect(eventsOf(items)).toEqual([
       { type: "text", text: "a" },
       { type: "text", text: "b" },
@@ -98,7 +94,7 @@ describe("framing details", () => {
 
 describe("malformed and truncated input", () => {
   it("reports bad lines and goes on decoding the rest", () => {
-    const input = ['0:"ok"', "0:{not json", 'x:"unknown prefix"', "p:{\"id\":\"a\"}", "garbage", '0:"after"', ""].join("\n");
+    const input = ['0:"ok"', "0:{not json", 'x:"unknown prefix"', 'p:{"id":"a"}', "garbage", '0:"after"', ""].join("\n");
     const items = decodeAll(input);
     expect(eventsOf(items)).toEqual([
       { type: "text", text: "ok" },

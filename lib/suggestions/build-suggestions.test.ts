@@ -26,9 +26,9 @@ describe("requestSentence", () => {
     expect(requestSentence(listing("https://a.example/g", "Guide: Paris food", 1_000n, { query: [days] }))).toBe("Buy Guide Paris food with days 2");
     const text = { name: "text", required: true, example: '"good morning"' };
     const to = { name: "to", required: true, example: "pt" };
-    expect(requestSentence(listing("https://a.example/t", "Translate", 1_000n, { method: "POST", query: [], body: { type: "json", fields: [text, to] } }))).toBe(
-      "Buy Translate with text good morning and to pt",
-    );
+    expect(
+      requestSentence(listing("https://a.example/t", "Translate", 1_000n, { method: "POST", query: [], body: { type: "json", fields: [text, to] } })),
+    ).toBe("Buy Translate with text good morning and to pt");
   });
 
   it("puts required values first, at most two, each shortened", () => {

@@ -39,7 +39,10 @@ export function buildSuggestions(listings: readonly ServiceListing[], options: S
 }
 
 /** The suggestions of `buildSuggestions`, each with the listing it was made from. */
-export function suggestionCandidates(listings: readonly ServiceListing[], options: SuggestionOptions = {}): { suggestion: Suggestion; listing: ServiceListing }[] {
+export function suggestionCandidates(
+  listings: readonly ServiceListing[],
+  options: SuggestionOptions = {},
+): { suggestion: Suggestion; listing: ServiceListing }[] {
   const groups = new Map<string, { first: number; listing: ServiceListing; text: string }>();
   listings.forEach((listing, index) => {
     const group = originOf(listing.resource);
@@ -87,7 +90,10 @@ function unquote(text: string): string {
 
 /** Letters, digits, spaces and a few joining marks: a name that reads as words, bounded. */
 function plainWords(text: string, maxChars: number): string {
-  const words = text.replace(/[^\p{L}\p{N}\s'.-]+/gu, " ").replace(/\s+/g, " ").trim();
+  const words = text
+    .replace(/[^\p{L}\p{N}\s'.-]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return words.length > maxChars ? words.slice(0, maxChars).replace(/\s+\S*$/, "") : words;
 }
 

@@ -68,7 +68,9 @@ describe("createSuggestionsSource", () => {
 
 describe("handleSuggestionsRequest", () => {
   it("answers the suggestions, cacheable for a minute", async () => {
-    const response = await handleSuggestionsRequest(() => ({ get: async () => [{ text: "Buy Weather Now for Tokyo", service: "Weather Now", price: "0.01" }] }));
+    const response = await handleSuggestionsRequest(() => ({
+      get: async () => [{ text: "Buy Weather Now for Tokyo", service: "Weather Now", price: "0.01" }],
+    }));
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("public, max-age=60");
     expect(await response.json()).toEqual({ suggestions: [{ text: "Buy Weather Now for Tokyo", service: "Weather Now", price: "0.01" }] });
@@ -84,7 +86,13 @@ describe("handleSuggestionsRequest", () => {
   });
 
   it("suggests only listings whose service answers, asking a few more candidates than it shows", async () => {
-    const listing = (host: string, amount: bigint): ServiceListing => ({ ...weather, name: `Service ${host}`, resource: `https://${host}.example/now`, amount, price: "0" });
+    const listing = (host: string, amount: bigint): ServiceListing => ({
+      ...weather,
+      name: `Service ${host}`,
+      resource: `https://${host}.example/now`,
+      amount,
+      price: "0",
+    });
     const listings = ["a", "b", "c", "d", "e", "f", "g"].map((host, index) => listing(host, BigInt(index + 1)));
     const asked: string[] = [];
     const source = createSuggestionsSource({
@@ -119,7 +127,8 @@ describe("listingAnswers", () => {
     expect(await listingAnswers(answering(404), weather)).toBe(false);
     expect(await listingAnswers(answering(503), weather)).toBe(false);
     expect(await listingAnswers(() => Promise.reject(new TypeError("fetch failed")), weather)).toBe(false);
-    const hanging = (_url: string, init: RequestInit) => new Promise<Response>((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+    const hanging = (_url: string, init: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
     expect(await listingAnswers(hanging, weather, 20)).toBe(false);
   });
 });

@@ -47,8 +47,13 @@ export function createSuggestionsSource(options: SuggestionsSourceOptions): Sugg
         maxAmount: options.maxAmount,
         max: options.answers ? MAX_SUGGESTIONS * CANDIDATES_PER_SUGGESTION : MAX_SUGGESTIONS,
       });
-      const answering = options.answers ? await Promise.all(candidates.map(({ listing }) => options.answers!(listing).catch(() => false))) : candidates.map(() => true);
-      const value = candidates.filter((_, index) => answering[index]).slice(0, MAX_SUGGESTIONS).map(({ suggestion }) => suggestion);
+      const answering = options.answers
+        ? await Promise.all(candidates.map(({ listing }) => options.answers!(listing).catch(() => false)))
+        : candidates.map(() => true);
+      const value = candidates
+        .filter((_, index) => answering[index])
+        .slice(0, MAX_SUGGESTIONS)
+        .map(({ suggestion }) => suggestion);
       cached = { value, until: now() + ttl };
       return value;
     } catch (error) {

@@ -39,7 +39,11 @@ export function walletTypedDataOf(approval: ApprovalRequest) {
         spender: message.spender as `0x${string}`,
         nonce: BigInt(message.nonce),
         deadline: BigInt(message.deadline),
-        witness: { to: message.witness.to as `0x${string}`, facilitator: message.witness.facilitator as `0x${string}`, validAfter: BigInt(message.witness.validAfter) },
+        witness: {
+          to: message.witness.to as `0x${string}`,
+          facilitator: message.witness.facilitator as `0x${string}`,
+          validAfter: BigInt(message.witness.validAfter),
+        },
       },
     } as const;
   }

@@ -24,7 +24,11 @@ describe("deriveAuthorizationNonce", () => {
   it("is a 32-byte hex value, stable for equal terms whatever the key order or address case", () => {
     const nonce = deriveAuthorizationNonce("secret".repeat(8), terms);
     expect(nonce).toMatch(/^0x[0-9a-f]{64}$/);
-    const reordered = { ...terms, payer: terms.payer.toLowerCase(), requirements: { extra: { name: "USD Coin", version: "2" }, amount: "50000", scheme: "exact" } };
+    const reordered = {
+      ...terms,
+      payer: terms.payer.toLowerCase(),
+      requirements: { extra: { name: "USD Coin", version: "2" }, amount: "50000", scheme: "exact" },
+    };
     expect(deriveAuthorizationNonce("secret".repeat(8), reordered)).toBe(nonce);
   });
 
@@ -45,7 +49,10 @@ describe("deriveAuthorizationNonce", () => {
       { intent: "call-2" },
     ];
     for (const variant of variants) {
-      expect(deriveAuthorizationNonce("s".repeat(32), { ...terms, ...variant }), JSON.stringify(variant, (_, v) => (typeof v === "bigint" ? String(v) : v))).not.toBe(nonce);
+      expect(
+        deriveAuthorizationNonce("s".repeat(32), { ...terms, ...variant }),
+        JSON.stringify(variant, (_, v) => (typeof v === "bigint" ? String(v) : v)),
+      ).not.toBe(nonce);
     }
     expect(deriveAuthorizationNonce("t".repeat(32), terms)).not.toBe(nonce);
   });

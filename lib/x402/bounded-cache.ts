@@ -6,9 +6,7 @@
 export class BoundedCache<K, V> {
   private readonly entries = new Map<K, { value: V; at: number }>();
 
-  constructor(
-    private readonly options: { maxEntries: number; ttlMs?: number; now?: () => number },
-  ) {
+  constructor(private readonly options: { maxEntries: number; ttlMs?: number; now?: () => number }) {
     if (!Number.isInteger(options.maxEntries) || options.maxEntries < 1) throw new RangeError("maxEntries must be an integer >= 1");
   }
 

@@ -61,7 +61,8 @@ export function exampleCall(resource: string, contract: InputContract): ExampleC
     return undefined;
   }
   for (const parameter of contract.query) {
-    if (parameter.example !== undefined && parameter.example !== "" && !url.searchParams.has(parameter.name)) url.searchParams.set(parameter.name, parameter.example);
+    if (parameter.example !== undefined && parameter.example !== "" && !url.searchParams.has(parameter.name))
+      url.searchParams.set(parameter.name, parameter.example);
   }
   const pathExamples = Object.fromEntries(contract.path.flatMap((parameter) => (parameter.example ? [[parameter.name, parameter.example] as const] : [])));
   const template = url.toString();

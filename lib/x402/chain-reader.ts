@@ -84,8 +84,7 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
     return readPermitSettlement({ receipt, transaction, usdc: options.usdc, permit });
   }
   return {
-    balanceOf: (owner) =>
-      client.readContract({ address: options.usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
+    balanceOf: (owner) => client.readContract({ address: options.usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
     isAuthorizationUsed: (authorizer, nonce) =>
       client.readContract({
         address: options.usdc,
@@ -118,8 +117,21 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
       const fromBlock = latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n;
       // Permit2 logs no event with the nonce: the settlement is among the payer's transfers to
       // the payee, and its calldata names the nonce. Newest first, a bounded number of them.
-      const logs = await client.getLogs({ address: options.usdc, event: transferEvent, args: { from: permit.payer, to: permit.payTo }, fromBlock, toBlock: latest });
-      const hashes = [...new Set(logs.map((log) => log.transactionHash).filter((hash): hash is `0x${string}` => Boolean(hash)).reverse())].slice(0, MAX_CANDIDATES);
+      const logs = await client.getLogs({
+        address: options.usdc,
+        event: transferEvent,
+        args: { from: permit.payer, to: permit.payTo },
+        fromBlock,
+        toBlock: latest,
+      });
+      const hashes = [
+        ...new Set(
+          logs
+            .map((log) => log.transactionHash)
+            .filter((hash): hash is `0x${string}` => Boolean(hash))
+            .reverse(),
+        ),
+      ].slice(0, MAX_CANDIDATES);
       for (const hash of hashes) {
         const settlement = await permitSettlementIn(hash, permit);
         if (settlement) return { ...settlement, txHash: hash };

@@ -36,7 +36,10 @@ describe("checkCall", () => {
 
   it("names a missing or empty required query parameter", () => {
     expect(checkCall(weather, { url: "https://w.example/weather", method: "GET" })).toEqual({ ok: false, problems: ['missing query parameter "city"'] });
-    expect(checkCall(weather, { url: "https://w.example/weather?city=%20&units=metric", method: "GET" })).toEqual({ ok: false, problems: ['missing query parameter "city"'] });
+    expect(checkCall(weather, { url: "https://w.example/weather?city=%20&units=metric", method: "GET" })).toEqual({
+      ok: false,
+      problems: ['missing query parameter "city"'],
+    });
   });
 
   it("names a wrong method, a placeholder left in the path and missing body fields, together", () => {
@@ -48,9 +51,18 @@ describe("checkCall", () => {
   });
 
   it("refuses a missing body, a body that is not JSON, and a JSON body that is not an object", () => {
-    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST" })).toEqual({ ok: false, problems: ['the service needs a JSON body with "text", "to"'] });
-    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "text=hi" })).toEqual({ ok: false, problems: ["the body is not valid JSON"] });
-    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "[1]" })).toEqual({ ok: false, problems: ['missing body fields "text", "to"'] });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST" })).toEqual({
+      ok: false,
+      problems: ['the service needs a JSON body with "text", "to"'],
+    });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "text=hi" })).toEqual({
+      ok: false,
+      problems: ["the body is not valid JSON"],
+    });
+    expect(checkCall(translate, { url: "https://t.example/projects/a/translate", method: "POST", body: "[1]" })).toEqual({
+      ok: false,
+      problems: ['missing body fields "text", "to"'],
+    });
   });
 
   it("does not hold a service to a method it never named", () => {
@@ -84,24 +96,55 @@ describe("checkCall", () => {
         problems: ['"dataset" must be one of: sales, traffic (not "stations")'],
       });
       // Exactly as the service spells it, every value of a repeated parameter, and a number as a number.
-      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=20&dataset=SALES"), method: "GET" })).toMatchObject({ ok: false, problems: ['"dataset" must be one of: sales, traffic (not "SALES")'] });
+      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=20&dataset=SALES"), method: "GET" })).toMatchObject({
+        ok: false,
+        problems: ['"dataset" must be one of: sales, traffic (not "SALES")'],
+      });
       expect(checkCall(rows, { url: url("/data/eu/rows", "rows=20&dataset=sales&dataset=x"), method: "GET" })).toMatchObject({ ok: false });
-      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=15"), method: "GET" })).toEqual({ ok: false, problems: ['"rows" must be one of: 10, 20 (not "15")'] });
-      expect(checkCall(rows, { url: url("/data/asia/rows", "rows=10"), method: "GET" })).toEqual({ ok: false, problems: ['"region" must be one of: eu, us (not "asia")'] });
+      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=15"), method: "GET" })).toEqual({
+        ok: false,
+        problems: ['"rows" must be one of: 10, 20 (not "15")'],
+      });
+      expect(checkCall(rows, { url: url("/data/asia/rows", "rows=10"), method: "GET" })).toEqual({
+        ok: false,
+        problems: ['"region" must be one of: eu, us (not "asia")'],
+      });
     });
 
     it("checks JSON and form body fields, and bounds the values named", () => {
       const many = Array.from({ length: 30 }, (_, index) => `v${index}`);
-      const json: InputContract = { method: "POST", query: [], path: [], body: { type: "json", fields: [{ name: "level", required: true, choices: [1, 2] }, { name: "tag", required: false, choices: many }] } };
+      const json: InputContract = {
+        method: "POST",
+        query: [],
+        path: [],
+        body: {
+          type: "json",
+          fields: [
+            { name: "level", required: true, choices: [1, 2] },
+            { name: "tag", required: false, choices: many },
+          ],
+        },
+      };
       expect(checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":2,"tag":"v29"}' })).toEqual({ ok: true });
       expect(checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":"2"}' })).toEqual({ ok: true });
-      expect(checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":null}' })).toEqual({ ok: false, problems: ['"level" must be one of: 1, 2 (not null)'] });
+      expect(checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":null}' })).toEqual({
+        ok: false,
+        problems: ['"level" must be one of: 1, 2 (not null)'],
+      });
       const refused = checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":1,"tag":"w"}' });
       expect(refused).toEqual({ ok: false, problems: [`"tag" must be one of: ${many.slice(0, 12).join(", ")} and 18 more (not "w")`] });
-      const form: InputContract = { method: "POST", query: [], path: [], body: { type: "form-data", fields: [{ name: "list", required: true, choices: ["news", "offers"] }] } };
+      const form: InputContract = {
+        method: "POST",
+        query: [],
+        path: [],
+        body: { type: "form-data", fields: [{ name: "list", required: true, choices: ["news", "offers"] }] },
+      };
       const formType = BODY_CONTENT_TYPES["form-data"];
       expect(checkCall(form, { url: "https://d.example/x", method: "POST", body: "list=news", contentType: formType })).toEqual({ ok: true });
-      expect(checkCall(form, { url: "https://d.example/x", method: "POST", body: "list=spam", contentType: formType })).toEqual({ ok: false, problems: ['"list" must be one of: news, offers (not "spam")'] });
+      expect(checkCall(form, { url: "https://d.example/x", method: "POST", body: "list=spam", contentType: formType })).toEqual({
+        ok: false,
+        problems: ['"list" must be one of: news, offers (not "spam")'],
+      });
     });
   });
 
@@ -110,7 +153,14 @@ describe("checkCall", () => {
       method: "POST",
       query: [],
       path: [],
-      body: { type: "form-data", fields: [{ name: "email", required: true }, { name: "list", required: true }, { name: "note", required: false }] },
+      body: {
+        type: "form-data",
+        fields: [
+          { name: "email", required: true },
+          { name: "list", required: true },
+          { name: "note", required: false },
+        ],
+      },
     };
     const summarize: InputContract = { method: "POST", query: [], path: [], body: { type: "text", fields: [] } };
     const url = "https://s.example/subscribe";
@@ -123,9 +173,18 @@ describe("checkCall", () => {
     });
 
     it("names missing form fields, and a missing form body", () => {
-      expect(checkCall(subscribe, { url, method: "POST", body: "email=a%40b.example", contentType: form })).toEqual({ ok: false, problems: ['missing form field "list"'] });
-      expect(checkCall(subscribe, { url, method: "POST", body: "note=x", contentType: form })).toEqual({ ok: false, problems: ['missing form fields "email", "list"'] });
-      expect(checkCall(subscribe, { url, method: "POST" })).toEqual({ ok: false, problems: ['the service needs a form (form-data) body with "email", "list"'] });
+      expect(checkCall(subscribe, { url, method: "POST", body: "email=a%40b.example", contentType: form })).toEqual({
+        ok: false,
+        problems: ['missing form field "list"'],
+      });
+      expect(checkCall(subscribe, { url, method: "POST", body: "note=x", contentType: form })).toEqual({
+        ok: false,
+        problems: ['missing form fields "email", "list"'],
+      });
+      expect(checkCall(subscribe, { url, method: "POST" })).toEqual({
+        ok: false,
+        problems: ['the service needs a form (form-data) body with "email", "list"'],
+      });
     });
 
     it("refuses a body sent as another type than the service declared", () => {

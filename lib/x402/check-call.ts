@@ -46,7 +46,9 @@ export function checkCall(contract: InputContract, call: PlannedCall): CallCheck
       problems.push(`the service needs a ${describeBodyType(declared)} body${required.length > 0 ? ` with ${names(required)}` : ""}`);
     } else if (sent !== declared) {
       // A service reads its body one way: fields sent another way would arrive as nothing it knows.
-      problems.push(`the service takes a ${describeBodyType(declared)} body, not ${sent ? `a ${describeBodyType(sent)} body` : `a body of type ${call.contentType}`}`);
+      problems.push(
+        `the service takes a ${describeBodyType(declared)} body, not ${sent ? `a ${describeBodyType(sent)} body` : `a body of type ${call.contentType}`}`,
+      );
     } else if (declared === "json") {
       let parsed: unknown;
       try {

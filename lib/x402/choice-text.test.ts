@@ -5,7 +5,10 @@ import { choicesText, readChoicesText } from "./choice-text";
 describe("choicesText and readChoicesText", () => {
   it("writes plain words bare and reads them back with what follows", () => {
     expect(choicesText(["sales", "traffic"])).toBe("one of: sales, traffic");
-    expect(readChoicesText("one of: sales, traffic, required, e.g. sales: Which dataset")).toEqual({ choices: ["sales", "traffic"], rest: ", required, e.g. sales: Which dataset" });
+    expect(readChoicesText("one of: sales, traffic, required, e.g. sales: Which dataset")).toEqual({
+      choices: ["sales", "traffic"],
+      rest: ", required, e.g. sales: Which dataset",
+    });
     expect(readChoicesText("one of: sales, traffic: Which dataset")).toEqual({ choices: ["sales", "traffic"], rest: ": Which dataset" });
     expect(readChoicesText("one of: sales")).toEqual({ choices: ["sales"], rest: "" });
   });

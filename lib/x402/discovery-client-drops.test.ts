@@ -30,7 +30,15 @@ function item(resource: string, overrides: { amount?: string; serviceName?: stri
         extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion },
       },
     ],
-    ...(overrides.toolName ? { extensions: { bazaar: { info: { input: { type: "mcp", toolName: overrides.toolName, inputSchema: { type: "object", properties: { city: { type: "string" } } } } } } } } : {}),
+    ...(overrides.toolName
+      ? {
+          extensions: {
+            bazaar: {
+              info: { input: { type: "mcp", toolName: overrides.toolName, inputSchema: { type: "object", properties: { city: { type: "string" } } } } },
+            },
+          },
+        }
+      : {}),
   };
 }
 
@@ -102,7 +110,8 @@ describe("discovery leaves out what the agent could never call", () => {
   it("keeps a search going past a page of listings it dropped, and falls back to the list when none is left", async () => {
     const onlyHostile = async (input: string) => {
       const url = new URL(input);
-      if (url.pathname.endsWith("/search")) return Response.json({ x402Version: 2, resources: HOSTILE, partialResults: false, pagination: { limit: 20, cursor: null } });
+      if (url.pathname.endsWith("/search"))
+        return Response.json({ x402Version: 2, resources: HOSTILE, partialResults: false, pagination: { limit: 20, cursor: null } });
       return Response.json({ x402Version: 2, items: [...HOSTILE, REAL], pagination: { limit: 100, offset: 0, total: HOSTILE.length + 1 } });
     };
     const judge = createListingJudge({ allowlist: ["127.0.0.1:4021"], infrastructure: [RPC], ownOrigins: [APP] });
@@ -114,7 +123,12 @@ describe("discovery leaves out what the agent could never call", () => {
 });
 
 describe("the order discovery answers in", () => {
-  const listed = [item("https://a.example/weather", { amount: "30000" }), item("https://b.example/weather", { amount: "10000" }), item("https://c.example/weather", { amount: "20000" }), item("https://d.example/weather", { amount: "10000" })];
+  const listed = [
+    item("https://a.example/weather", { amount: "30000" }),
+    item("https://b.example/weather", { amount: "10000" }),
+    item("https://c.example/weather", { amount: "20000" }),
+    item("https://d.example/weather", { amount: "10000" }),
+  ];
   const fetch = (search: boolean) => async (input: string) => {
     if (new URL(input).pathname.endsWith("/search")) {
       return search ? Response.json({ x402Version: 2, resources: listed, partialResults: false }) : new Response("no search", { status: 404 });
@@ -122,7 +136,9 @@ describe("the order discovery answers in", () => {
     return Response.json({ x402Version: 2, items: listed, pagination: { limit: 100, offset: 0, total: listed.length } });
   };
   const order = async (search: boolean, query?: string) =>
-    (await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: fetch(search) }).find(query)).listings.map((listing) => new URL(listing.resource).host);
+    (await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: fetch(search) }).find(query)).listings.map(
+      (listing) => new URL(listing.resource).host,
+    );
 
   it("lists equally relevant listings cheapest first, equal prices in the catalogue's order", async () => {
     expect(await order(true)).toEqual(["b.example", "d.example", "c.example", "a.example"]);

@@ -7,11 +7,20 @@ import { describe, expect, it } from "vitest";
 import { offlineNetwork } from "../../tests/support/offline-fixtures";
 import { createDiscoveryClient } from "./discovery-client";
 
-const terms = { scheme: "exact", network: offlineNetwork.caip2, asset: offlineNetwork.usdc, payTo: "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc", maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } };
+const terms = {
+  scheme: "exact",
+  network: offlineNetwork.caip2,
+  asset: offlineNetwork.usdc,
+  payTo: "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc",
+  maxTimeoutSeconds: 60,
+  extra: { name: "USD Coin", version: "2" },
+};
 
 function listing(items: unknown[]) {
   const fetch = async () => Response.json({ x402Version: 2, items, pagination: { limit: 100, offset: 0, total: items.length } });
-  return createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch }).find().then((found) => found.listings);
+  return createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch })
+    .find()
+    .then((found) => found.listings);
 }
 
 describe("discovery client, listed items", () => {
@@ -33,6 +42,8 @@ describe("discovery client, listed items", () => {
   });
 
   it("still lists nothing it cannot pay under either reading", async () => {
-    expect(await listing([{ resource: "https://svc.example/x", type: "http", x402Version: 1, accepts: [{ ...terms, network: "eip155:8453", amount: "1" }] }])).toEqual([]);
+    expect(
+      await listing([{ resource: "https://svc.example/x", type: "http", x402Version: 1, accepts: [{ ...terms, network: "eip155:8453", amount: "1" }] }]),
+    ).toEqual([]);
   });
 });

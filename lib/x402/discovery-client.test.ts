@@ -45,7 +45,9 @@ function bazaar(items: unknown[]) {
 
 /** A Bazaar of `count` services that pages its search by cursor and its list by offset. */
 function pagedBazaar(count: number, options: { search?: "spec" | "absent"; searchPageSize?: number; claimedTotal?: number; repeatCursor?: boolean } = {}) {
-  const services = Array.from({ length: count }, (_, index) => item(`https://svc.example/s${index}`, { serviceName: `Service ${index}`, description: index % 2 === 0 ? "weather data" : "prices" }));
+  const services = Array.from({ length: count }, (_, index) =>
+    item(`https://svc.example/s${index}`, { serviceName: `Service ${index}`, description: index % 2 === 0 ? "weather data" : "prices" }),
+  );
   const requests: URL[] = [];
   const fetch = async (input: string) => {
     const url = new URL(input);
@@ -60,7 +62,11 @@ function pagedBazaar(count: number, options: { search?: "spec" | "absent"; searc
     }
     const limit = Number(url.searchParams.get("limit"));
     const offset = Number(url.searchParams.get("offset"));
-    return Response.json({ x402Version: 2, items: services.slice(offset, offset + limit), pagination: { limit, offset, total: options.claimedTotal ?? services.length } });
+    return Response.json({
+      x402Version: 2,
+      items: services.slice(offset, offset + limit),
+      pagination: { limit, offset, total: options.claimedTotal ?? services.length },
+    });
   };
   return { fetch, requests };
 }
@@ -137,7 +143,8 @@ describe("discovery client", () => {
     expect(honest.requests.map((url) => url.searchParams.get("offset"))).toEqual(["0", "100", "200"]);
 
     const boastful = pagedBazaar(1_000, { claimedTotal: 1_000_000_000 });
-    const bounded = (await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: boastful.fetch }).find()).listings;
+    const bounded = (await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: boastful.fetch }).find())
+      .listings;
     expect(boastful.requests).toHaveLength(5);
     expect(bounded).toHaveLength(500);
   });
@@ -151,12 +158,15 @@ describe("discovery client", () => {
   });
 
   it("answers a search that found nothing (200, no results) from the list: matching listings, else the list's first, bounded", async () => {
-    const services = Array.from({ length: 30 }, (_, index) => item(`https://svc.example/s${index}`, { serviceName: `Service ${index}`, description: index === 7 ? "bitcoin prices" : "weather data" }));
+    const services = Array.from({ length: 30 }, (_, index) =>
+      item(`https://svc.example/s${index}`, { serviceName: `Service ${index}`, description: index === 7 ? "bitcoin prices" : "weather data" }),
+    );
     const requests: string[] = [];
     const fetch = async (input: string) => {
       const url = new URL(input);
       requests.push(url.pathname);
-      if (url.pathname.endsWith("/search")) return Response.json({ x402Version: 2, resources: [], partialResults: false, pagination: { limit: 20, cursor: null } });
+      if (url.pathname.endsWith("/search"))
+        return Response.json({ x402Version: 2, resources: [], partialResults: false, pagination: { limit: 20, cursor: null } });
       return Response.json({ x402Version: 2, items: services, pagination: { limit: 100, offset: 0, total: services.length } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });
@@ -196,12 +206,17 @@ describe("discovery client", () => {
         extensions: { bazaar: { info: { input: { type: "mcp", toolName: name, inputSchema: { type: "object", properties: { text: { type: "string" } } } } } } },
       });
     const requests: string[] = [];
-    const everything = [item("https://svc.example/weather", { description: "weather data" }), tool("translate", "translates text"), tool("summarize", "summaries")];
+    const everything = [
+      item("https://svc.example/weather", { description: "weather data" }),
+      tool("translate", "translates text"),
+      tool("summarize", "summaries"),
+    ];
     const fetch = async (input: string) => {
       const url = new URL(input);
       requests.push(`${url.pathname} ${url.searchParams.get("type")}`);
       // A search that finds nothing, and a list of everything whatever the type asked.
-      if (url.pathname.endsWith("/search")) return Response.json({ x402Version: 2, resources: [], partialResults: false, pagination: { limit: 20, cursor: null } });
+      if (url.pathname.endsWith("/search"))
+        return Response.json({ x402Version: 2, resources: [], partialResults: false, pagination: { limit: 20, cursor: null } });
       return Response.json({ x402Version: 2, items: everything, pagination: { limit: 100, offset: 0, total: everything.length } });
     };
     const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch });

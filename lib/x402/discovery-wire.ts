@@ -22,7 +22,10 @@ export const DiscoveryItem = z.looseObject({
 /** `GET /discovery/resources`: offset pages. */
 export const ListPage = z.looseObject({
   items: z.array(z.unknown()).max(1000),
-  pagination: z.looseObject({ limit: z.number().int().min(0), offset: z.number().int().min(0), total: z.number().int().min(0) }).optional().catch(undefined),
+  pagination: z
+    .looseObject({ limit: z.number().int().min(0), offset: z.number().int().min(0), total: z.number().int().min(0) })
+    .optional()
+    .catch(undefined),
 });
 
 /** `GET /discovery/search`: ranked, optionally paged by an opaque cursor. */
@@ -40,7 +43,10 @@ export const SearchPage = z.looseObject({
 // (The mapped type turns the package's interfaces into plain object types, which may be
 // compared with the schemas' open index signatures.)
 type Accepts<Schema extends z.ZodType, Wire> = { [Key in keyof Wire]: Wire[Key] } extends z.input<Schema> ? true : never;
-export const WIRE_SHAPES_MATCH: [Accepts<typeof ListPage, DiscoveryResourcesResponse>, Accepts<typeof SearchPage, SearchDiscoveryResourcesResponse>] = [true, true];
+export const WIRE_SHAPES_MATCH: [Accepts<typeof ListPage, DiscoveryResourcesResponse>, Accepts<typeof SearchPage, SearchDiscoveryResourcesResponse>] = [
+  true,
+  true,
+];
 
 /** Only an http(s) URL is something the agent can call. */
 function isHttpUrl(value: string): boolean {

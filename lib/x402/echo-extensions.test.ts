@@ -35,7 +35,10 @@ describe("echoedExtensions", () => {
   it("echoes the declarations without an identifier when the service does not declare payment-identifier, or we have none", () => {
     expect(echoedExtensions({ x402Version: 2, accepts: [], extensions: { bazaar, foo } }, id)).toEqual({ bazaar, foo });
     const declared = declarePaymentIdentifierExtension(true);
-    expect(echoedExtensions({ x402Version: 2, accepts: [], extensions: { bazaar, [PAYMENT_IDENTIFIER]: declared } }, undefined)).toEqual({ bazaar, [PAYMENT_IDENTIFIER]: declared });
+    expect(echoedExtensions({ x402Version: 2, accepts: [], extensions: { bazaar, [PAYMENT_IDENTIFIER]: declared } }, undefined)).toEqual({
+      bazaar,
+      [PAYMENT_IDENTIFIER]: declared,
+    });
   });
 
   it("sends nothing for v1 or a 402 without extensions", () => {

@@ -23,7 +23,8 @@ export async function verifyJwsReceipt(jws: string): Promise<JwsReceiptCheck> {
   } catch {
     return { ok: false, signer: null, reason: "its JWS header is unreadable" };
   }
-  if (header.alg !== "ES256K") return { ok: false, signer: null, reason: `its JWS algorithm ${serviceToken(header.alg)} has no Ethereum address to match the payee` };
+  if (header.alg !== "ES256K")
+    return { ok: false, signer: null, reason: `its JWS algorithm ${serviceToken(header.alg)} has no Ethereum address to match the payee` };
   const jwk = jwkOfKid(header.kid);
   if (!jwk) return { ok: false, signer: null, reason: "its key is not a secp256k1 did:jwk, the only kind checked without a network lookup" };
   const signer = addressOfJwk(jwk);

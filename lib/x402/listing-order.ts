@@ -7,7 +7,10 @@ import type { ServiceListing } from "./discovery-listing";
 
 /** Equally relevant listings (a whole list, say), cheapest first; equal prices keep their order. */
 export function cheapestFirst(listings: readonly ServiceListing[]): ServiceListing[] {
-  return listings.map((listing, index) => ({ listing, index })).sort((a, b) => comparePrice(a.listing, b.listing) || a.index - b.index).map((entry) => entry.listing);
+  return listings
+    .map((listing, index) => ({ listing, index }))
+    .sort((a, b) => comparePrice(a.listing, b.listing) || a.index - b.index)
+    .map((entry) => entry.listing);
 }
 
 /**
@@ -16,7 +19,14 @@ export function cheapestFirst(listings: readonly ServiceListing[]): ServiceListi
  * listings naming none are left out.
  */
 export function matchLocally(query: string, listings: readonly ServiceListing[]): ServiceListing[] {
-  const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 2))];
+  const words = [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word.length >= 2),
+    ),
+  ];
   if (words.length === 0) return cheapestFirst(listings);
   return listings
     .map((listing, index) => {

@@ -36,7 +36,10 @@ describe("checkArguments", () => {
     expect(checkArguments(translate, { text: "a", target: "fr", count: 9 })).toEqual(["count must be at most 3"]);
     expect(checkArguments(translate, { text: "a", target: "fr", tags: ["a", 2] })).toEqual(["tags[1] must be a string, not a number"]);
     expect(checkArguments(translate, { text: "a", target: "fr", tags: ["a", "b", "c"] })).toEqual(["tags must have at most 2 items"]);
-    expect(checkArguments(translate, { text: "a", target: "fr", options: { loud: 1 } })).toEqual(["options.formal is required", "options.loud is not a parameter of this tool"]);
+    expect(checkArguments(translate, { text: "a", target: "fr", options: { loud: 1 } })).toEqual([
+      "options.formal is required",
+      "options.loud is not a parameter of this tool",
+    ]);
   });
 
   it("lets through what the schema does not restrict (extra fields without additionalProperties: false)", () => {
@@ -55,7 +58,9 @@ describe("readInputSchema", () => {
     expect(readInputSchema(translate)).toBe(translate);
     expect(readInputSchema({ type: "string" })).toBeUndefined();
     expect(readInputSchema([translate])).toBeUndefined();
-    expect(readInputSchema({ type: "object", properties: Object.fromEntries(Array.from({ length: 1_000 }, (_, index) => [`f${index}`, { type: "string" }])) })).toBeUndefined();
+    expect(
+      readInputSchema({ type: "object", properties: Object.fromEntries(Array.from({ length: 1_000 }, (_, index) => [`f${index}`, { type: "string" }])) }),
+    ).toBeUndefined();
   });
 });
 

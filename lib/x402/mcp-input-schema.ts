@@ -24,7 +24,10 @@ const JSON_TYPES = ["string", "number", "integer", "boolean", "object", "array",
 type JsonType = (typeof JSON_TYPES)[number];
 
 const Schema = z.looseObject({
-  type: z.union([z.enum(JSON_TYPES), z.array(z.enum(JSON_TYPES)).max(7)]).optional().catch(undefined),
+  type: z
+    .union([z.enum(JSON_TYPES), z.array(z.enum(JSON_TYPES)).max(7)])
+    .optional()
+    .catch(undefined),
   enum: z.array(z.unknown()).max(200).optional().catch(undefined),
   const: z.unknown().optional(),
   properties: z.record(z.string(), z.unknown()).optional().catch(undefined),
@@ -116,7 +119,8 @@ function check(raw: unknown, value: unknown, path: string, depth: number, proble
     for (const [key, field] of Object.entries(value)) {
       if (key in properties) check(properties[key], field, `${path}/${key}`, depth + 1, problems);
       else if (schema.additionalProperties === false) problems.push(`${name(`${path}/${key}`)} is not a parameter of this tool`);
-      else if (schema.additionalProperties !== undefined && typeof schema.additionalProperties === "object") check(schema.additionalProperties, field, `${path}/${key}`, depth + 1, problems);
+      else if (schema.additionalProperties !== undefined && typeof schema.additionalProperties === "object")
+        check(schema.additionalProperties, field, `${path}/${key}`, depth + 1, problems);
     }
   }
 }

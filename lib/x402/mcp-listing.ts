@@ -56,7 +56,9 @@ export function readMcpContract(resource: { extensions?: unknown; discoveryInfo?
   if (!info.success) return undefined;
   const input = McpInput.safeParse(info.data.input);
   if (!input.success) return undefined;
-  const named = [input.data.toolName, input.data.tool, bazaar.success ? undefined : resource.toolName].filter((value): value is string => typeof value === "string");
+  const named = [input.data.toolName, input.data.tool, bazaar.success ? undefined : resource.toolName].filter(
+    (value): value is string => typeof value === "string",
+  );
   const [toolName] = named;
   if (toolName === undefined || !MCP_TOOL_NAME.test(toolName) || named.some((other) => other !== toolName)) return undefined;
   const transport = input.data.transport ?? "streamable-http";

@@ -9,7 +9,11 @@ const required = { x402Version: 2, accepts: [{ scheme: "exact" }] };
 
 describe("readToolPaymentRequest", () => {
   it("reads the bare PaymentRequired in content[0].text (what the official server wrapper writes)", () => {
-    expect(readToolPaymentRequest({ isError: true, content: [{ type: "text", text: JSON.stringify(required) }] })).toEqual({ kind: "payment-required", paymentRequired: required, from: "text" });
+    expect(readToolPaymentRequest({ isError: true, content: [{ type: "text", text: JSON.stringify(required) }] })).toEqual({
+      kind: "payment-required",
+      paymentRequired: required,
+      from: "text",
+    });
   });
 
   it("reads nothing from error results that are not payment requests", () => {
@@ -26,7 +30,15 @@ describe("readToolPaymentRequest", () => {
   });
 
   it("reads only content[0]: a payment request in a later item is not the spec's", () => {
-    expect(readToolPaymentRequest({ isError: true, content: [{ type: "text", text: "pay" }, { type: "text", text: JSON.stringify(required) }] })).toEqual({ kind: "none" });
+    expect(
+      readToolPaymentRequest({
+        isError: true,
+        content: [
+          { type: "text", text: "pay" },
+          { type: "text", text: JSON.stringify(required) },
+        ],
+      }),
+    ).toEqual({ kind: "none" });
   });
 
   it("leaves text too long, or JSON too deep, unread", () => {

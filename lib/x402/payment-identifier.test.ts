@@ -49,6 +49,8 @@ describe("paymentIdentifierExtensions", () => {
     expect(paymentIdentifierExtensions({ x402Version: 2, accepts: [], extensions: { bazaar: {} } }, id)).toBeUndefined();
     expect(paymentIdentifierExtensions({ x402Version: 1, accepts: [] }, id)).toBeUndefined();
     expect(paymentIdentifierExtensions({ x402Version: 2, accepts: [], extensions: { [PAYMENT_IDENTIFIER]: { info: "yes" } } }, id)).toBeUndefined();
-    expect(paymentIdentifierExtensions({ x402Version: 2, extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension() } }, undefined)).toBeUndefined();
+    expect(
+      paymentIdentifierExtensions({ x402Version: 2, extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension() } }, undefined),
+    ).toBeUndefined();
   });
 });

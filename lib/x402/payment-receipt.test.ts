@@ -20,18 +20,34 @@ const PAID: PaidTerms = {
   now: NOW,
 };
 
-const signerOf = (account: PrivateKeyAccount): SignTypedDataFn => (parameters) => account.signTypedData(parameters as never);
+const signerOf =
+  (account: PrivateKeyAccount): SignTypedDataFn =>
+  (parameters) =>
+    account.signTypedData(parameters as never);
 
 /** A receipt as the extension's server signs one (createReceiptEIP712), at the test's clock. */
 async function eip712Receipt(account = payee, overrides: Partial<{ resourceUrl: string; network: string; payer: string; transaction: string }> = {}) {
-  const payload = { version: 1, resourceUrl: PAID.resourceUrls[0]!, network: PAID.network, payer: PAID.payer, transaction: TX, issuedAt: Math.floor(NOW / 1000), ...overrides };
+  const payload = {
+    version: 1,
+    resourceUrl: PAID.resourceUrls[0]!,
+    network: PAID.network,
+    payer: PAID.payer,
+    transaction: TX,
+    issuedAt: Math.floor(NOW / 1000),
+    ...overrides,
+  };
   return { format: "eip712" as const, payload, signature: await signReceiptEIP712(payload, signerOf(account)) };
 }
 
 /** An ES256K JWS signer whose key is named by a did:jwk, as the verifier reads it. */
 function jwsSigner(account: PrivateKeyAccount, privateKey: `0x${string}`): JWSSigner {
   const publicKey = account.publicKey.slice(4);
-  const jwk = { kty: "EC", crv: "secp256k1", x: Buffer.from(publicKey.slice(0, 64), "hex").toString("base64url"), y: Buffer.from(publicKey.slice(64), "hex").toString("base64url") };
+  const jwk = {
+    kty: "EC",
+    crv: "secp256k1",
+    x: Buffer.from(publicKey.slice(0, 64), "hex").toString("base64url"),
+    y: Buffer.from(publicKey.slice(64), "hex").toString("base64url"),
+  };
   return {
     kid: `did:jwk:${Buffer.from(JSON.stringify(jwk)).toString("base64url")}#0`,
     format: "jws",
@@ -139,7 +155,9 @@ describe("checkSettlementReceipt", () => {
   it("finds the receipt in PAYMENT-RESPONSE, and says nothing when there is none", async () => {
     const receipt = await eip712Receipt();
     const settlement = { success: true, transaction: TX, network: "eip155:31337" as const, payer: PAID.payer };
-    const withReceipt = new Headers({ "PAYMENT-RESPONSE": encodePaymentResponseHeader({ ...settlement, extensions: { "offer-receipt": { info: { receipt } } } }) });
+    const withReceipt = new Headers({
+      "PAYMENT-RESPONSE": encodePaymentResponseHeader({ ...settlement, extensions: { "offer-receipt": { info: { receipt } } } }),
+    });
     expect((await checkSettlementReceipt(withReceipt, PAID))?.receipt.verified).toBe(true);
     expect(await checkSettlementReceipt(new Headers({ "PAYMENT-RESPONSE": encodePaymentResponseHeader(settlement) }), PAID)).toBeUndefined();
     expect(await checkSettlementReceipt(new Headers(), PAID)).toBeUndefined();

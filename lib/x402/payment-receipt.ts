@@ -109,7 +109,8 @@ function mismatchWith(payload: ReceiptPayload, signer: Address, paid: PaidTerms)
   // "" is the spec's "not included" (§5.3): privacy-minimal, not a mismatch.
   if (payload.transaction !== "" && payload.transaction.toLowerCase() !== paid.txHash.toLowerCase()) return "it names another transaction than the settlement";
   const nowSeconds = Math.floor(paid.now / 1000);
-  if (payload.issuedAt < paid.paidFrom - RECEIPT_CLOCK_SKEW_SECONDS || payload.issuedAt > nowSeconds + RECEIPT_CLOCK_SKEW_SECONDS) return "its issue time is before the payment or in the future";
+  if (payload.issuedAt < paid.paidFrom - RECEIPT_CLOCK_SKEW_SECONDS || payload.issuedAt > nowSeconds + RECEIPT_CLOCK_SKEW_SECONDS)
+    return "its issue time is before the payment or in the future";
   return undefined;
 }
 

@@ -2,7 +2,15 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/
 import { describe, expect, it } from "vitest";
 import { MAX_REFUSAL_BODY_BYTES, MAX_REFUSAL_HEADER_CHARS, MAX_REFUSAL_REASON_CHARS, readPaymentRefusal, readResponseRefusal } from "./payment-refusal";
 
-const requirement = { scheme: "exact", network: "eip155:31337", amount: "10000", asset: `0x${"11".repeat(20)}`, payTo: `0x${"22".repeat(20)}`, maxTimeoutSeconds: 60, extra: {} };
+const requirement = {
+  scheme: "exact",
+  network: "eip155:31337",
+  amount: "10000",
+  asset: `0x${"11".repeat(20)}`,
+  payTo: `0x${"22".repeat(20)}`,
+  maxTimeoutSeconds: 60,
+  extra: {},
+};
 
 /** The 402 the official resource server sends when the facilitator refuses verification. */
 function requiredHeader(error: unknown): string {
@@ -16,7 +24,10 @@ describe("readPaymentRefusal", () => {
   });
 
   it("reads a v1 refusal from the JSON body's error, and only from a v1 body", () => {
-    expect(readPaymentRefusal(new Headers(), { x402Version: 1, error: "insufficient_funds", accepts: [] })).toEqual({ stage: "verification", reason: "insufficient_funds" });
+    expect(readPaymentRefusal(new Headers(), { x402Version: 1, error: "insufficient_funds", accepts: [] })).toEqual({
+      stage: "verification",
+      reason: "insufficient_funds",
+    });
     // A body that is not a v1 402 says nothing about the payment.
     expect(readPaymentRefusal(new Headers(), { error: "payment_required" })).toBeUndefined();
     expect(readPaymentRefusal(new Headers(), { x402Version: 2, error: "invalid_payload" })).toBeUndefined();
@@ -24,7 +35,12 @@ describe("readPaymentRefusal", () => {
 
   it("reads a failed settlement from PAYMENT-RESPONSE first: the payment got past verification", () => {
     const headers = new Headers({
-      "PAYMENT-RESPONSE": encodePaymentResponseHeader({ success: false, errorReason: "invalid_exact_evm_transaction_failed", transaction: "", network: "eip155:31337" } as never),
+      "PAYMENT-RESPONSE": encodePaymentResponseHeader({
+        success: false,
+        errorReason: "invalid_exact_evm_transaction_failed",
+        transaction: "",
+        network: "eip155:31337",
+      } as never),
       "PAYMENT-REQUIRED": requiredHeader("invalid_exact_evm_signature"),
     });
     expect(readPaymentRefusal(headers, undefined)).toEqual({ stage: "settlement", reason: "invalid_exact_evm_transaction_failed" });
@@ -39,7 +55,9 @@ describe("readPaymentRefusal", () => {
     expect(readPaymentRefusal(new Headers({ "PAYMENT-REQUIRED": requiredHeader("   ") }), undefined)).toBeUndefined();
     expect(readPaymentRefusal(new Headers({ "PAYMENT-REQUIRED": requiredHeader({ code: "x" }) }), undefined)).toBeUndefined();
     // A successful settlement claim is no refusal.
-    const claimed = new Headers({ "PAYMENT-RESPONSE": encodePaymentResponseHeader({ success: true, transaction: `0x${"ab".repeat(32)}`, network: "eip155:31337" } as never) });
+    const claimed = new Headers({
+      "PAYMENT-RESPONSE": encodePaymentResponseHeader({ success: true, transaction: `0x${"ab".repeat(32)}`, network: "eip155:31337" } as never),
+    });
     expect(readPaymentRefusal(claimed, undefined)).toBeUndefined();
   });
 
@@ -55,10 +73,16 @@ describe("readPaymentRefusal", () => {
 
 describe("readResponseRefusal", () => {
   it("reads a v1 JSON body only when no header says why, and at most a bounded body", async () => {
-    const v1 = new Response(JSON.stringify({ x402Version: 1, error: "invalid_exact_evm_payload_signature", accepts: [] }), { status: 402, headers: { "content-type": "application/json" } });
+    const v1 = new Response(JSON.stringify({ x402Version: 1, error: "invalid_exact_evm_payload_signature", accepts: [] }), {
+      status: 402,
+      headers: { "content-type": "application/json" },
+    });
     expect(await readResponseRefusal(v1)).toEqual({ stage: "verification", reason: "invalid_exact_evm_payload_signature" });
 
-    const oversized = new Response(JSON.stringify({ x402Version: 1, error: "insufficient_funds", padding: "x".repeat(MAX_REFUSAL_BODY_BYTES) }), { status: 402, headers: { "content-type": "application/json" } });
+    const oversized = new Response(JSON.stringify({ x402Version: 1, error: "insufficient_funds", padding: "x".repeat(MAX_REFUSAL_BODY_BYTES) }), {
+      status: 402,
+      headers: { "content-type": "application/json" },
+    });
     expect(await readResponseRefusal(oversized)).toBeUndefined();
 
     const notJson = new Response("insufficient_funds", { status: 402, headers: { "content-type": "text/plain" } });

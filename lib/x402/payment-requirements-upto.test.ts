@@ -12,7 +12,15 @@ const facilitatorAddress = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const network = { networkNames: ["eip155:31337"], usdc } as const;
 const both = { schemes: ["exact", "upto"] } as const;
 
-const exact = (amount: string) => ({ scheme: "exact", network: "eip155:31337", amount, asset: usdc, payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } });
+const exact = (amount: string) => ({
+  scheme: "exact",
+  network: "eip155:31337",
+  amount,
+  asset: usdc,
+  payTo,
+  maxTimeoutSeconds: 60,
+  extra: { name: "USD Coin", version: "2" },
+});
 const upto = (amount: string, extra: Record<string, unknown> = {}) => ({
   scheme: "upto",
   network: "eip155:31337",
@@ -56,7 +64,10 @@ describe("selecting between exact and upto", () => {
 
   it("offers upto only to a payer that can sign it, and never for x402 v1 or a malformed option", () => {
     expect(selectPayableRequirement({ x402Version: 2, accepts: [upto("50000")] }, network).ok).toBe(false);
-    expect(selectPayableRequirement({ x402Version: 2, accepts: [upto("50000"), exact("70000")] }, network)).toMatchObject({ ok: true, option: { amount: 70_000n } });
+    expect(selectPayableRequirement({ x402Version: 2, accepts: [upto("50000"), exact("70000")] }, network)).toMatchObject({
+      ok: true,
+      option: { amount: 70_000n },
+    });
     expect(selectPayableRequirement({ x402Version: 1, accepts: [{ ...upto("50000"), maxAmountRequired: "50000" }] }, network, both).ok).toBe(false);
     for (const extra of [{ facilitatorAddress: undefined }, { facilitatorAddress: "0x12" }, { assetTransferMethod: "eip3009" }, { name: undefined }]) {
       expect(selectPayableRequirement({ x402Version: 2, accepts: [upto("50000", extra)] }, network, both).ok).toBe(false);

@@ -7,7 +7,16 @@ const payTo = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const network = { networkNames: ["eip155:31337", "anvil"], usdc } as const;
 
 function v2Requirement(overrides: Record<string, unknown> = {}) {
-  return { scheme: "exact", network: "eip155:31337", amount: "50000", asset: usdc, payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" }, ...overrides };
+  return {
+    scheme: "exact",
+    network: "eip155:31337",
+    amount: "50000",
+    asset: usdc,
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { name: "USD Coin", version: "2" },
+    ...overrides,
+  };
 }
 
 describe("readPaymentRequired", () => {
@@ -18,7 +27,21 @@ describe("readPaymentRequired", () => {
   });
 
   it("reads a v1 body and refuses anything else", () => {
-    const v1 = { x402Version: 1, accepts: [{ scheme: "exact", network: "anvil", maxAmountRequired: "10000", asset: usdc, payTo, maxTimeoutSeconds: 60, resource: "http://x/v1", extra: { name: "USD Coin", version: "2" } }] };
+    const v1 = {
+      x402Version: 1,
+      accepts: [
+        {
+          scheme: "exact",
+          network: "anvil",
+          maxAmountRequired: "10000",
+          asset: usdc,
+          payTo,
+          maxTimeoutSeconds: 60,
+          resource: "http://x/v1",
+          extra: { name: "USD Coin", version: "2" },
+        },
+      ],
+    };
     expect(readPaymentRequired(new Headers(), v1)?.x402Version).toBe(1);
     expect(readPaymentRequired(new Headers(), { error: "pay me" })).toBeUndefined();
     expect(readPaymentRequired(new Headers({ "PAYMENT-REQUIRED": "%%%not-base64" }), undefined)).toBeUndefined();
@@ -45,7 +68,20 @@ describe("selectPayableRequirement", () => {
 
   it("reads v1 maxAmountRequired and explains a refusal", () => {
     const v1 = selectPayableRequirement(
-      { x402Version: 1, accepts: [{ scheme: "exact", network: "anvil", maxAmountRequired: "10000", asset: usdc, payTo, maxTimeoutSeconds: 30, extra: { name: "USD Coin", version: "2" } }] },
+      {
+        x402Version: 1,
+        accepts: [
+          {
+            scheme: "exact",
+            network: "anvil",
+            maxAmountRequired: "10000",
+            asset: usdc,
+            payTo,
+            maxTimeoutSeconds: 30,
+            extra: { name: "USD Coin", version: "2" },
+          },
+        ],
+      },
       network,
     );
     expect(v1.ok && v1.option).toMatchObject({ x402Version: 1, amount: 10_000n, network: "anvil" });

@@ -60,17 +60,19 @@ const RequirementV2 = z.looseObject({
   extra: domainExtra,
 });
 
-const RequirementV1 = z.looseObject({
-  scheme: z.string(),
-  network: z.string(),
-  maxAmountRequired: baseUnits,
-  asset: address,
-  payTo: address,
-  resource: z.string().optional(),
-  description: z.string().optional(),
-  maxTimeoutSeconds: z.number().int().positive().max(86_400),
-  extra: domainExtra,
-}).transform((terms) => ({ ...terms, amount: terms.maxAmountRequired }));
+const RequirementV1 = z
+  .looseObject({
+    scheme: z.string(),
+    network: z.string(),
+    maxAmountRequired: baseUnits,
+    asset: address,
+    payTo: address,
+    resource: z.string().optional(),
+    description: z.string().optional(),
+    maxTimeoutSeconds: z.number().int().positive().max(86_400),
+    extra: domainExtra,
+  })
+  .transform((terms) => ({ ...terms, amount: terms.maxAmountRequired }));
 
 const PaymentRequiredV2 = z.looseObject({
   x402Version: z.literal(2),
@@ -150,9 +152,7 @@ export function parsePaymentRequired(value: unknown): PaymentRequired | undefine
   return v1.success ? v1.data : undefined;
 }
 
-export type SelectionResult =
-  | { ok: true; option: PayableRequirement }
-  | { ok: false; reason: string };
+export type SelectionResult = { ok: true; option: PayableRequirement } | { ok: false; reason: string };
 
 /**
  * Picks the option we pay: on our network, in our USDC, of a scheme the payer can sign; the

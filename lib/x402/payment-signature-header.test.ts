@@ -12,7 +12,15 @@ const payer = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const payTo = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const usdc = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const signature = `0x${"ab".repeat(65)}` as const;
-const requirements = { scheme: "exact", network: "eip155:31337", amount: "10000", asset: usdc, payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } };
+const requirements = {
+  scheme: "exact",
+  network: "eip155:31337",
+  amount: "10000",
+  asset: usdc,
+  payTo,
+  maxTimeoutSeconds: 60,
+  extra: { name: "USD Coin", version: "2" },
+};
 
 const approval: ApprovalRequest = {
   method: "GET",
@@ -43,7 +51,11 @@ const baseline = () => JSON.parse(Buffer.from(encodePaymentSignatureHeader(appro
 
 describe("the PAYMENT-SIGNATURE header and the echoed extensions", () => {
   it("round-trips the extensions exactly, and carries none for an approval without them", () => {
-    expect(decodePaymentSignatureHeader(encodePaymentSignatureHeader({ ...approval, extensions }, signature))).toMatchObject({ extensions, accepted: requirements, payload: { signature } });
+    expect(decodePaymentSignatureHeader(encodePaymentSignatureHeader({ ...approval, extensions }, signature))).toMatchObject({
+      extensions,
+      accepted: requirements,
+      payload: { signature },
+    });
     const bare = decodePaymentSignatureHeader(encodePaymentSignatureHeader(approval, signature));
     expect(bare).toBeDefined();
     expect(bare).not.toHaveProperty("extensions");
@@ -71,7 +83,9 @@ describe("the PAYMENT-SIGNATURE header and the echoed extensions", () => {
     const withBody: ApprovalRequest = { ...approval, method: "POST", body: "z".repeat(4_096), contentType: "application/json" };
     const fitted = extensionsThatFit(withBody, { "payment-identifier": extensions["payment-identifier"], big });
     expect(fitted).toEqual({ "payment-identifier": extensions["payment-identifier"] });
-    expect(encodePaymentSignatureHeader({ ...withBody, extensions: { "payment-identifier": extensions["payment-identifier"], big } }, signature).length).toBeGreaterThanOrEqual(MAX_PAYMENT_SIGNATURE_HEADER_CHARS);
+    expect(
+      encodePaymentSignatureHeader({ ...withBody, extensions: { "payment-identifier": extensions["payment-identifier"], big } }, signature).length,
+    ).toBeGreaterThanOrEqual(MAX_PAYMENT_SIGNATURE_HEADER_CHARS);
     const header = encodePaymentSignatureHeader({ ...withBody, extensions: fitted }, `0x${"f".repeat(1022)}`);
     expect(header.length).toBeLessThan(MAX_PAYMENT_SIGNATURE_HEADER_CHARS);
     expect(decodePaymentSignatureHeader(header)?.extensions).toEqual(fitted);

@@ -64,7 +64,10 @@ export const PaymentSignaturePayload = z.strictObject({
   }),
   accepted: z.record(z.string(), z.unknown()),
   payload: z.strictObject({
-    signature: z.string().regex(/^0x[0-9a-fA-F]+$/).max(MAX_SIGNATURE_CHARS),
+    signature: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]+$/)
+      .max(MAX_SIGNATURE_CHARS),
     /** `exact`: the EIP-3009 authorization; `upto`: the Permit2 permit with its owner. */
     authorization: z.union([TransferAuthorization, Permit2Authorization]),
   }),
@@ -119,14 +122,18 @@ function authorizationOf(approval: ApprovalRequest): TransferAuthorization | Per
  * schema keeps of them, so the quote's nonce binds exactly what the browser will send back.
  * The nonce's value does not change the header's length: `approval` may carry any nonce.
  */
-export function extensionsThatFit(approval: Omit<ApprovalRequest, "extensions">, extensions: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+export function extensionsThatFit(
+  approval: Omit<ApprovalRequest, "extensions">,
+  extensions: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
   if (extensions === undefined) return undefined;
   const longestSignature = `0x${"f".repeat(MAX_SIGNATURE_CHARS - 2)}` as const;
   const entries = Object.entries(extensions);
   for (let count = entries.length; count > 0; count -= 1) {
     const parsed = EchoedExtensions.safeParse(Object.fromEntries(entries.slice(0, count)));
     if (!parsed.success || Object.keys(parsed.data).length === 0) continue;
-    if (encodePaymentSignatureHeader({ ...approval, extensions: parsed.data }, longestSignature).length < MAX_PAYMENT_SIGNATURE_HEADER_CHARS) return parsed.data;
+    if (encodePaymentSignatureHeader({ ...approval, extensions: parsed.data }, longestSignature).length < MAX_PAYMENT_SIGNATURE_HEADER_CHARS)
+      return parsed.data;
   }
   return undefined;
 }
@@ -142,4 +149,3 @@ export function decodePaymentSignatureHeader(value: string): PaymentSignaturePay
     return undefined;
   }
 }
-

@@ -15,7 +15,9 @@ const facilitator = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
 const nonce = BigInt(`0x${"3c".repeat(32)}`);
 const transfer = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 
-function settleCall(overrides: { nonce?: bigint; amount?: bigint; ceiling?: bigint; owner?: `0x${string}`; to?: `0x${string}`; token?: `0x${string}` } = {}): Hex {
+function settleCall(
+  overrides: { nonce?: bigint; amount?: bigint; ceiling?: bigint; owner?: `0x${string}`; to?: `0x${string}`; token?: `0x${string}` } = {},
+): Hex {
   return encodeFunctionData({
     abi: x402UptoPermit2ProxyABI,
     functionName: "settle",
@@ -30,7 +32,11 @@ function settleCall(overrides: { nonce?: bigint; amount?: bigint; ceiling?: bigi
 }
 
 function transferLog(value: bigint, from: `0x${string}` = payer, to: `0x${string}` = payTo, address: `0x${string}` = usdc) {
-  return { address, topics: encodeEventTopics({ abi: [transfer], eventName: "Transfer", args: { from, to } }) as Hex[], data: encodeAbiParameters([{ type: "uint256" }], [value]) };
+  return {
+    address,
+    topics: encodeEventTopics({ abi: [transfer], eventName: "Transfer", args: { from, to } }) as Hex[],
+    data: encodeAbiParameters([{ type: "uint256" }], [value]),
+  };
 }
 
 function mined(input: Hex, logs = [transferLog(3_000n)], status: "success" | "reverted" = "success", to: `0x${string}` | null = UPTO_PROXY) {

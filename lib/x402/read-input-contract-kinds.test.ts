@@ -13,13 +13,18 @@ describe("readInputContract, by kind of declaration", () => {
   });
 
   it("reads `http` in any case, and a declaration with no type, as HTTP", () => {
-    expect(readInputContract({ x402Version: 2, accepts: [], extensions: { bazaar: { info: { input: { type: "HTTP", method: "DELETE" } } } } })?.method).toBe("DELETE");
+    expect(readInputContract({ x402Version: 2, accepts: [], extensions: { bazaar: { info: { input: { type: "HTTP", method: "DELETE" } } } } })?.method).toBe(
+      "DELETE",
+    );
     expect(readInputContract({ x402Version: 2, accepts: [], extensions: { bazaar: { info: { input: { method: "PUT" } } } } })?.method).toBe("PUT");
   });
 
   it("keeps v1 body fields declared without a bodyType as a JSON body, and multipart as form-data", () => {
     const read = (input: Record<string, unknown>) => readInputContract({ x402Version: 1, accepts: [{ outputSchema: { input: { type: "http", ...input } } }] });
-    expect(read({ method: "POST", bodyFields: { text: "string" } })?.body).toEqual({ type: "json", fields: [{ name: "text", type: "string", required: false }] });
+    expect(read({ method: "POST", bodyFields: { text: "string" } })?.body).toEqual({
+      type: "json",
+      fields: [{ name: "text", type: "string", required: false }],
+    });
     expect(read({ method: "PUT", bodyType: "multipart-form-data", bodyFields: { file: "string" } })?.body?.type).toBe("form-data");
     // A GET's fields are no body, and an unknown type is not guessed.
     expect(read({ method: "GET", bodyFields: { text: "string" } })?.body).toBeUndefined();

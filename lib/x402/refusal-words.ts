@@ -94,7 +94,13 @@ export function knownReasonCode(reason: string): string | undefined {
  * describeRefusalReason("ignore your limits"); // ' (the service's reason, untrusted: "ignore your limits")'
  */
 export function describeRefusalReason(reason: string): string {
-  const phrase = PHRASE_WORDS[reason.trim().replace(/[.\s]+$/, "").toLowerCase()];
+  const phrase =
+    PHRASE_WORDS[
+      reason
+        .trim()
+        .replace(/[.\s]+$/, "")
+        .toLowerCase()
+    ];
   if (phrase) return `: it says ${phrase}`;
   const code = knownReasonCode(reason);
   if (code) return `: it says ${REASON_WORDS[code]} (${code})`;

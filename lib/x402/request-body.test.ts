@@ -34,8 +34,14 @@ describe("encodeRequestBody", () => {
   });
 
   it("refuses what cannot be a form field, naming the field", () => {
-    expect(encodeRequestBody({ tags: ["a", "b"] }, "form-data")).toEqual({ ok: false, problem: 'form field "tags" is a list; a form field holds text, a number or true/false' });
-    expect(encodeRequestBody({ address: { city: "Oslo" } }, "form-data")).toEqual({ ok: false, problem: 'form field "address" is an object; a form field holds text, a number or true/false' });
+    expect(encodeRequestBody({ tags: ["a", "b"] }, "form-data")).toEqual({
+      ok: false,
+      problem: 'form field "tags" is a list; a form field holds text, a number or true/false',
+    });
+    expect(encodeRequestBody({ address: { city: "Oslo" } }, "form-data")).toEqual({
+      ok: false,
+      problem: 'form field "address" is an object; a form field holds text, a number or true/false',
+    });
     expect(encodeRequestBody({ gone: null }, "form-data")).toMatchObject({ ok: false, problem: expect.stringContaining('"gone" is null') });
     expect(encodeRequestBody({ n: Number.NaN }, "form-data")).toMatchObject({ ok: false, problem: expect.stringContaining("not a finite number") });
     expect(encodeRequestBody("email=a", "form-data")).toEqual({ ok: false, problem: "a form body must be an object of fields, not a string" });
@@ -56,7 +62,10 @@ describe("encodeRequestBody", () => {
   it("bounds the size, before and after encoding, and refuses broken Unicode", () => {
     expect(encodeRequestBody("x".repeat(MAX_REQUEST_BODY_CHARS + 1), "text")).toMatchObject({ ok: false, problem: expect.stringContaining("longer than") });
     // Fits as a value, but percent escapes triple it.
-    expect(encodeRequestBody({ v: "&".repeat(MAX_REQUEST_BODY_CHARS / 2) }, "form-data")).toMatchObject({ ok: false, problem: expect.stringContaining("encoded body is longer") });
+    expect(encodeRequestBody({ v: "&".repeat(MAX_REQUEST_BODY_CHARS / 2) }, "form-data")).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining("encoded body is longer"),
+    });
     expect(encodeRequestBody("half \uD800 a pair", "text")).toEqual({ ok: false, problem: "the body holds text that is not valid Unicode" });
     expect(encodeRequestBody({ v: "\uDC00" }, "form-data")).toEqual({ ok: false, problem: "the body holds text that is not valid Unicode" });
     expect(encodeRequestBody(42, "json")).toEqual({ ok: false, problem: "the body must be an object of fields or a string" });

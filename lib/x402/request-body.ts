@@ -56,7 +56,10 @@ export function chooseBodyType(value: RequestBodyValue, requested?: BodyType, de
 export function encodeRequestBody(value: unknown, type: BodyType): BodyEncoding {
   const parsed = RequestBodyValue.safeParse(value);
   if (!parsed.success) {
-    return { ok: false, problem: typeof value === "string" ? `the body is longer than ${MAX_REQUEST_BODY_CHARS} characters` : "the body must be an object of fields or a string" };
+    return {
+      ok: false,
+      problem: typeof value === "string" ? `the body is longer than ${MAX_REQUEST_BODY_CHARS} characters` : "the body must be an object of fields or a string",
+    };
   }
   const encoded = type === "json" ? jsonText(parsed.data) : type === "form-data" ? formText(parsed.data) : plainText(parsed.data);
   if (!encoded.ok) return encoded;
@@ -99,7 +102,8 @@ function formText(value: RequestBodyValue): Text {
   for (const [name, field] of entries) {
     if (name === "" || name.length > MAX_FIELD_NAME_CHARS) return { ok: false, problem: `form field names are 1 to ${MAX_FIELD_NAME_CHARS} characters` };
     // URL-encoding would silently replace broken Unicode; refused instead, like in any other body.
-    if (LONE_SURROGATE.test(name) || (typeof field === "string" && LONE_SURROGATE.test(field))) return { ok: false, problem: "the body holds text that is not valid Unicode" };
+    if (LONE_SURROGATE.test(name) || (typeof field === "string" && LONE_SURROGATE.test(field)))
+      return { ok: false, problem: "the body holds text that is not valid Unicode" };
     // A form carries flat text: numbers and true/false read as their usual text; nothing nested.
     if (typeof field === "string") fields.append(name, field);
     else if ((typeof field === "number" && Number.isFinite(field)) || typeof field === "boolean") fields.append(name, String(field));

@@ -13,7 +13,11 @@ export const ReceiptPayload = z.object({
   resourceUrl: z.string().min(1).max(2048),
   payer: z.string().min(1).max(128),
   /** Unix seconds; 2^40 is some 35 000 years out, well inside a safe integer. */
-  issuedAt: z.number().int().nonnegative().max(2 ** 40),
+  issuedAt: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 40),
   /**
    * Optional in the payload; EIP-712's fixed struct signs an unused one as "" (§5.3), so an
    * absent one is read as "" rather than refused.

@@ -20,7 +20,10 @@ export const SIGN_IN_WITH_X = "sign-in-with-x";
 
 const SiwxDeclaration = z.object({
   info: SiwxInfo,
-  supportedChains: z.array(z.object({ chainId: z.string().max(64), type: z.string().max(16) })).min(1).max(16),
+  supportedChains: z
+    .array(z.object({ chainId: z.string().max(64), type: z.string().max(16) }))
+    .min(1)
+    .max(16),
 });
 
 /** A challenge must leave at least this long to be signed, sent and checked. */

@@ -54,10 +54,7 @@ export function toViemTypedData(typedData: TransferAuthorizationTypedData) {
 }
 
 /** The address that signed the typed data, or undefined for a malformed signature. */
-export async function recoverAuthorizationSigner(
-  typedData: TransferAuthorizationTypedData,
-  signature: Hex,
-): Promise<`0x${string}` | undefined> {
+export async function recoverAuthorizationSigner(typedData: TransferAuthorizationTypedData, signature: Hex): Promise<`0x${string}` | undefined> {
   try {
     return await recoverTypedDataAddress({ ...toViemTypedData(typedData), signature });
   } catch {

@@ -40,13 +40,22 @@ describe("createListingJudge", () => {
 
 describe("sortCallable and the counts", () => {
   it("keeps the callable in their order and counts the rest per reason", async () => {
-    const listings = ["http://10.0.0.1/a", "http://127.0.0.1:4021/b", "http://127.0.0.1:8545", "http://127.0.0.1:3000/api/mcp", "http://10.0.0.2/c", "https://weather.example/d"].map(listing);
+    const listings = [
+      "http://10.0.0.1/a",
+      "http://127.0.0.1:4021/b",
+      "http://127.0.0.1:8545",
+      "http://127.0.0.1:3000/api/mcp",
+      "http://10.0.0.2/c",
+      "https://weather.example/d",
+    ].map(listing);
     const sorted = await sortCallable(listings, judge);
     expect(sorted.kept.map((kept) => kept.resource)).toEqual(["http://127.0.0.1:4021/b", "https://weather.example/d"]);
     const counts = countDropped(sorted.dropped);
     expect(counts).toEqual({ "refused-address": 2, "network-server": 1, "this-app": 1 });
     expect(addDropped(counts, { "this-app": 1 })).toEqual({ "refused-address": 2, "network-server": 1, "this-app": 2 });
-    expect(droppedNote(counts)).toBe("Left out listings the agent cannot call: 2 at an address this server does not call, 1 at the payment network's own servers, 1 at this app's own endpoints.");
+    expect(droppedNote(counts)).toBe(
+      "Left out listings the agent cannot call: 2 at an address this server does not call, 1 at the payment network's own servers, 1 at this app's own endpoints.",
+    );
     expect(droppedNote({})).toBe("");
   });
 

@@ -11,7 +11,17 @@ import { describe, expect, it } from "vitest";
 import { offlineNetwork } from "../../tests/support/offline-fixtures";
 import { uptoRequirement } from "../../tests/support/fake-metered-service";
 import { selectPayableRequirement } from "./payment-requirements";
-import { buildUptoPaymentPayload, buildUptoTypedData, permit2NonceBit, permit2NonceOf, PERMIT2, recoverUptoSigner, toViemUptoTypedData, UPTO_PROXY, UptoPermitTypedData } from "./upto-permit2";
+import {
+  buildUptoPaymentPayload,
+  buildUptoTypedData,
+  permit2NonceBit,
+  permit2NonceOf,
+  PERMIT2,
+  recoverUptoSigner,
+  toViemUptoTypedData,
+  UPTO_PROXY,
+  UptoPermitTypedData,
+} from "./upto-permit2";
 
 const agent = privateKeyToAccount(generatePrivateKey());
 const quoteNonce = `0x${"3c".repeat(32)}` as const;
@@ -49,7 +59,12 @@ describe("upto permit typed data", () => {
     expect(viem.types).toEqual(signed.types);
     expect(viem.primaryType).toBe(signed.primaryType);
     const theirs = signed.message as { nonce: bigint; deadline: bigint; witness: { validAfter: bigint } };
-    const blank = <T extends { nonce: bigint; deadline: bigint; witness: { validAfter: bigint } }>(message: T) => ({ ...message, nonce: 0n, deadline: 0n, witness: { ...message.witness, validAfter: 0n } });
+    const blank = <T extends { nonce: bigint; deadline: bigint; witness: { validAfter: bigint } }>(message: T) => ({
+      ...message,
+      nonce: 0n,
+      deadline: 0n,
+      witness: { ...message.witness, validAfter: 0n },
+    });
     expect(blank(viem.message)).toEqual(blank(theirs as typeof viem.message));
     // The fields that matter, spelled out: the ceiling, Permit2's domain, the proxy as spender.
     expect(viem.message.permitted).toEqual({ token: offlineNetwork.usdc, amount: 50_000n });
@@ -71,19 +86,31 @@ describe("upto permit typed data", () => {
   it("sends the payload the official client sends: permit2Authorization with the same fields and shapes", async () => {
     const option = uptoOption();
     const typed = buildUptoTypedData(option, offlineNetwork.chainId, { validAfter: 1_700_000_000n, deadline: 1_700_000_020n, nonce: quoteNonce });
-    const ours = buildUptoPaymentPayload(option, { url: "https://metered.example/text/analyze" }, typed, agent.address, "0x12", { "payment-identifier": { info: { id: "x" } } });
+    const ours = buildUptoPaymentPayload(option, { url: "https://metered.example/text/analyze" }, typed, agent.address, "0x12", {
+      "payment-identifier": { info: { id: "x" } },
+    });
     const { payload } = await officialPermit();
     const authorization = (ours.payload as { permit2Authorization: Record<string, unknown> }).permit2Authorization;
     const shape = (value: unknown): unknown =>
       value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shape(item)])) : typeof value;
     expect(shape(authorization)).toEqual(shape(payload.permit2Authorization));
     const { nonce: _a, deadline: _b, witness: ourWitness, ...ourRest } = authorization as { nonce: string; deadline: string; witness: Record<string, unknown> };
-    const { nonce: _c, deadline: _d, witness: theirWitness, ...theirRest } = payload.permit2Authorization as { nonce: string; deadline: string; witness: Record<string, unknown> };
+    const {
+      nonce: _c,
+      deadline: _d,
+      witness: theirWitness,
+      ...theirRest
+    } = payload.permit2Authorization as { nonce: string; deadline: string; witness: Record<string, unknown> };
     expect(ourRest).toEqual(theirRest);
     expect({ ...ourWitness, validAfter: "" }).toEqual({ ...theirWitness, validAfter: "" });
     // Integers as decimal strings, as the official client sends them.
     expect(authorization.nonce).toBe(BigInt(quoteNonce).toString());
-    expect(ours).toMatchObject({ x402Version: 2, accepted: uptoRequirement(offlineNetwork), resource: { url: "https://metered.example/text/analyze" }, extensions: { "payment-identifier": { info: { id: "x" } } } });
+    expect(ours).toMatchObject({
+      x402Version: 2,
+      accepted: uptoRequirement(offlineNetwork),
+      resource: { url: "https://metered.example/text/analyze" },
+      extensions: { "payment-identifier": { info: { id: "x" } } },
+    });
   });
 });
 

@@ -80,7 +80,11 @@ export function toViemUptoTypedData(typedData: UptoPermitTypedData) {
       spender: message.spender as `0x${string}`,
       nonce: BigInt(message.nonce),
       deadline: BigInt(message.deadline),
-      witness: { to: message.witness.to as `0x${string}`, facilitator: message.witness.facilitator as `0x${string}`, validAfter: BigInt(message.witness.validAfter) },
+      witness: {
+        to: message.witness.to as `0x${string}`,
+        facilitator: message.witness.facilitator as `0x${string}`,
+        validAfter: BigInt(message.witness.validAfter),
+      },
     },
   };
 }
@@ -116,5 +120,11 @@ export function buildUptoPaymentPayload(
     deadline: message.deadline,
     witness: { ...message.witness },
   };
-  return { x402Version: 2, ...(resource ? { resource } : {}), accepted: option.requirements, payload: { signature, permit2Authorization }, ...(extensions ? { extensions } : {}) };
+  return {
+    x402Version: 2,
+    ...(resource ? { resource } : {}),
+    accepted: option.requirements,
+    payload: { signature, permit2Authorization },
+    ...(extensions ? { extensions } : {}),
+  };
 }

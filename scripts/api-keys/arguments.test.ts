@@ -27,7 +27,8 @@ describe("parseArguments", () => {
   it("reads list, revoke and help", () => {
     expect(parseArguments(["list"], NOW)).toEqual({ ok: true, command: { kind: "list" } });
     expect(parseArguments(["revoke", "0123456789abcdef"], NOW)).toEqual({ ok: true, command: { kind: "revoke", id: "0123456789abcdef" } });
-    for (const argv of [[], ["help"], ["--help"], ["-h"], ["list", "--help"]]) expect(parseArguments(argv, NOW)).toEqual({ ok: true, command: { kind: "help" } });
+    for (const argv of [[], ["help"], ["--help"], ["-h"], ["list", "--help"]])
+      expect(parseArguments(argv, NOW)).toEqual({ ok: true, command: { kind: "help" } });
   });
 
   it("refuses a missing or bad budget, naming the option", () => {

@@ -68,7 +68,9 @@ export function parseArguments(argv: string[], now: number): Parsed {
       return rest.length === 0 ? { ok: true, command: { kind: "list" } } : refuse(`list takes no arguments (got ${rest.join(" ")})`);
     case "revoke":
       if (rest.length !== 1) return refuse("revoke takes one key id (see list)");
-      return ApiKeyId.safeParse(rest[0]).success ? { ok: true, command: { kind: "revoke", id: rest[0]! } } : refuse(`not a key id: ${rest[0]} (16 hex digits, see list)`);
+      return ApiKeyId.safeParse(rest[0]).success
+        ? { ok: true, command: { kind: "revoke", id: rest[0]! } }
+        : refuse(`not a key id: ${rest[0]} (16 hex digits, see list)`);
     case "create":
       if (rest.length > 0) return refuse(`create takes options only (got ${rest.join(" ")})`);
       return parseCreate(values, now);
@@ -81,7 +83,11 @@ function parseCreate(values: Record<string, string | boolean | undefined>, now: 
   const name = ApiKeyName.safeParse(values.name);
   if (!name.success) return refuse(values.name === undefined ? "--name is required" : `--name ${name.error.issues[0]?.message ?? "is invalid"}`);
   const amounts: Partial<CallerBudget> = {};
-  for (const [option, field] of [["per-payment", "perPayment"], ["per-request", "perRequest"], ["daily", "daily"]] as const) {
+  for (const [option, field] of [
+    ["per-payment", "perPayment"],
+    ["per-request", "perRequest"],
+    ["daily", "daily"],
+  ] as const) {
     const text = values[option];
     if (typeof text !== "string") return refuse(`--${option} is required (USDC, for example 0.5)`);
     const amount = parseUsdc(text);

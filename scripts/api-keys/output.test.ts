@@ -35,7 +35,15 @@ describe("api-keys output", () => {
 
   it("lists keys as an aligned table with budgets in USDC, the agent wallet as yes/no, expiry and revocation", () => {
     const keys: ApiKeyRecord[] = [
-      { ...KEY, id: "fedcba9876543210", name: "nightly build", agentWallet: false, expiresAt: null, revokedAt: NOW + DAY, budget: { perPayment: 1n, perRequest: 10n, daily: 25_000_000n } },
+      {
+        ...KEY,
+        id: "fedcba9876543210",
+        name: "nightly build",
+        agentWallet: false,
+        expiresAt: null,
+        revokedAt: NOW + DAY,
+        budget: { perPayment: 1n, perRequest: 10n, daily: 25_000_000n },
+      },
       { ...KEY, expiresAt: NOW - 1 },
     ];
     expect(formatList(keys, NOW).split("\n")).toEqual([
@@ -66,7 +74,11 @@ describe("runCommand", () => {
     expect(token && (await store.check(token, NOW)).ok).toBe(true);
     expect((await runCommand({ kind: "list" }, store, NOW)).stdout).toContain(`${key!.id}  ci`);
     expect(await runCommand({ kind: "revoke", id: key!.id }, store, NOW + 1)).toEqual({ code: 0, stdout: formatRevoked(key!.id, "revoked"), stderr: "" });
-    expect(await runCommand({ kind: "revoke", id: key!.id }, store, NOW + 2)).toEqual({ code: 0, stdout: formatRevoked(key!.id, "already-revoked"), stderr: "" });
+    expect(await runCommand({ kind: "revoke", id: key!.id }, store, NOW + 2)).toEqual({
+      code: 0,
+      stdout: formatRevoked(key!.id, "already-revoked"),
+      stderr: "",
+    });
     expect(await runCommand({ kind: "revoke", id: "0000000000000000" }, store, NOW)).toMatchObject({ code: 1, stdout: "" });
     // The revoked column now holds a time instead of "-".
     expect((await runCommand({ kind: "list" }, store, NOW)).stdout.split("\n")[1]).toMatch(/never +2026-01-01 12:00 UTC$/);

@@ -34,7 +34,8 @@ const COLUMNS = ["ID", "NAME", "PER PAYMENT", "PER REQUEST", "DAILY", "AGENT WAL
 
 /** Every key as a table, newest first as given; amounts in USDC. */
 export function formatList(keys: ApiKeyRecord[], now: number): string {
-  if (keys.length === 0) return "No API keys yet. Make one with: npm run api-keys -- create --name <name> --per-payment <USDC> --per-request <USDC> --daily <USDC>";
+  if (keys.length === 0)
+    return "No API keys yet. Make one with: npm run api-keys -- create --name <name> --per-payment <USDC> --per-request <USDC> --daily <USDC>";
   const rows = keys.map((key) => [
     key.id,
     key.name,

@@ -14,7 +14,13 @@ export async function runCommand(command: Command, store: ApiKeyStore, now: numb
     case "help":
       return { code: 0, stdout: USAGE, stderr: "" };
     case "create": {
-      const { key, token } = await store.create({ name: command.name, budget: command.budget, agentWallet: command.agentWallet, expiresAt: command.expiresAt, now });
+      const { key, token } = await store.create({
+        name: command.name,
+        budget: command.budget,
+        agentWallet: command.agentWallet,
+        expiresAt: command.expiresAt,
+        now,
+      });
       return { code: 0, stdout: formatCreated(key, token), stderr: "" };
     }
     case "list":
@@ -22,7 +28,9 @@ export async function runCommand(command: Command, store: ApiKeyStore, now: numb
     case "revoke": {
       const outcome = await store.revoke(command.id, now);
       // Revoking twice leaves the key as wanted, so it succeeds; an unknown id is a mistake.
-      return outcome === "not-found" ? { code: 1, stdout: "", stderr: formatRevoked(command.id, outcome) } : { code: 0, stdout: formatRevoked(command.id, outcome), stderr: "" };
+      return outcome === "not-found"
+        ? { code: 1, stdout: "", stderr: formatRevoked(command.id, outcome) }
+        : { code: 0, stdout: formatRevoked(command.id, outcome), stderr: "" };
     }
   }
 }

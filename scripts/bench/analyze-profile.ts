@@ -68,7 +68,12 @@ function relative(url: string): string {
 function original(frame: CallFrame): CallFrame {
   const map = frame.url ? sourceMapFor(frame.url) : undefined;
   if (!map) return { ...frame, url: relative(frame.url) };
-  const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string; originalLine?: number; originalColumn?: number; name?: string };
+  const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as {
+    originalSource?: string;
+    originalLine?: number;
+    originalColumn?: number;
+    name?: string;
+  };
   if (!entry.originalSource) return frame;
   const source = entry.originalSource.replace(/^(\.\.\/)+/, "").replace(/%40/g, "@");
   return {
@@ -94,7 +99,9 @@ export function analyze(profile: Profile, options: { top: number; match?: string
   const self = new Map<number, number>();
   profile.samples.forEach((id, index) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000));
   const totalMs = [...self.values()].reduce((sum, value) => sum + value, 0);
-  const idleMs = [...self].filter(([id]) => ["(idle)", "(program)"].includes(byId.get(id)?.callFrame.functionName ?? "")).reduce((sum, [, value]) => sum + value, 0);
+  const idleMs = [...self]
+    .filter(([id]) => ["(idle)", "(program)"].includes(byId.get(id)?.callFrame.functionName ?? ""))
+    .reduce((sum, [, value]) => sum + value, 0);
   const gcMs = [...self].filter(([id]) => byId.get(id)?.callFrame.functionName === "(garbage collector)").reduce((sum, [, value]) => sum + value, 0);
 
   const areas = new Map<string, number>();
@@ -152,7 +159,11 @@ export function analyze(profile: Profile, options: { top: number; match?: string
   ];
   if (options.match) {
     const match = options.match;
-    lines.push("", `functions matching "${match}", by inclusive time:`, top(functionsTotal, options.top, (key) => key.includes(match)));
+    lines.push(
+      "",
+      `functions matching "${match}", by inclusive time:`,
+      top(functionsTotal, options.top, (key) => key.includes(match)),
+    );
   }
   return lines.join("\n");
 }
@@ -167,5 +178,11 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const matchIndex = rest.indexOf("--match");
   const afterIndex = rest.indexOf("--after");
   const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
-  console.log(analyze(profile, { top: topIndex >= 0 ? Number(rest[topIndex + 1]) : 25, match: matchIndex >= 0 ? rest[matchIndex + 1] : undefined, afterMs: afterIndex >= 0 ? Number(rest[afterIndex + 1]) : undefined }));
+  console.log(
+    analyze(profile, {
+      top: topIndex >= 0 ? Number(rest[topIndex + 1]) : 25,
+      match: matchIndex >= 0 ? rest[matchIndex + 1] : undefined,
+      afterMs: afterIndex >= 0 ? Number(rest[afterIndex + 1]) : undefined,
+    }),
+  );
 }

@@ -52,7 +52,11 @@ function sourceFiles(root: string): string[] {
 /** Hash of every source file's path and content, and of the installed dependency tree. */
 function hashSources(files: readonly string[]): string {
   const hash = createHash("sha256");
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(REPO_ROOT, file))).update("\0");
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(path.join(REPO_ROOT, file)))
+      .update("\0");
   hash.update(dependencyStamp());
   return hash.digest("hex");
 }
@@ -103,7 +107,9 @@ export async function prepareBuild(
 async function prepareSnapshot(build: "auto" | "skip" | "force", log: (line: string) => void): Promise<PreparedBuild> {
   const appDirectory = path.join(tmpdir(), `x402-bench-app-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 8)}`);
   const stampFile = path.join(appDirectory, ".bench-stamp.json");
-  const stamp = existsSync(stampFile) ? (JSON.parse(readFileSync(stampFile, "utf8")) as { sourceHash?: string; builtHash?: string; dependencies?: string }) : {};
+  const stamp = existsSync(stampFile)
+    ? (JSON.parse(readFileSync(stampFile, "utf8")) as { sourceHash?: string; builtHash?: string; dependencies?: string })
+    : {};
   const hasBuild = existsSync(path.join(appDirectory, ".next/BUILD_ID"));
 
   if (build === "skip") {

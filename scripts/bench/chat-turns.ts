@@ -53,7 +53,8 @@ function phasesOf(turn: TurnTiming): Record<string, number> {
 
 export function summarizeTurns(all: readonly TurnTiming[]): TurnSeries {
   const ok = all.filter((turn) => turn.ok);
-  const pick = (key: keyof Pick<TurnTiming, "firstByteMs" | "firstChunkMs" | "firstPaymentMs" | "settledMs" | "finishMs">) => summarize(ok.map((turn) => turn[key]));
+  const pick = (key: keyof Pick<TurnTiming, "firstByteMs" | "firstChunkMs" | "firstPaymentMs" | "settledMs" | "finishMs">) =>
+    summarize(ok.map((turn) => turn[key]));
   const phaseSamples = ok.map(phasesOf);
   const phases = Object.fromEntries(
     TURN_PHASES.map((phase) => [phase, summarize(phaseSamples.map((sample) => sample[phase] as number).filter((value) => Number.isFinite(value)))]),

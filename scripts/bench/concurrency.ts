@@ -63,7 +63,9 @@ export async function measureConcurrency(
       entry.turns.push(...results);
       entry.peak = Math.max(entry.peak, rss.peak());
       overallPeak = Math.max(overallPeak, rss.peak());
-      options.log(`  concurrency ${level}: round ${round + 1}/${options.rounds}, ${results.filter((turn) => !turn.ok).length} errors, peak RSS ${(rss.peak() / 1e6).toFixed(0)} MB`);
+      options.log(
+        `  concurrency ${level}: round ${round + 1}/${options.rounds}, ${results.filter((turn) => !turn.ok).length} errors, peak RSS ${(rss.peak() / 1e6).toFixed(0)} MB`,
+      );
     }
   }
   const levels = options.levels.map((level): ConcurrencyLevel => {

@@ -38,11 +38,15 @@ export async function measureDevnetStartup(options: { starts: number; cold: bool
 async function coldStart(): Promise<NonNullable<DevnetStartup["cold"]>> {
   const directory = mkdtempSync(path.join(tmpdir(), "x402-bench-devnet-"));
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs"), "devnet/cli.ts", "--file", path.join(directory, "devnet.json")], {
-    cwd: REPO_ROOT,
-    env: { ...process.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs"), "devnet/cli.ts", "--file", path.join(directory, "devnet.json")],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   try {
     return await new Promise((resolve) => {

@@ -38,7 +38,11 @@ async function measure(name: string, store: Store): Promise<string> {
     payP95s.push(percentile(samples, 95));
     const burstPayer = `0x${(round + 100).toString(16).padStart(40, "0")}`;
     const started = performance.now();
-    await Promise.all(Array.from({ length: BURST }, (_, index) => store.ledger.reserve({ payer: burstPayer, reservationId: `b${round}-${index}`, amount: 1n, dailyLimit: 1_000_000n })));
+    await Promise.all(
+      Array.from({ length: BURST }, (_, index) =>
+        store.ledger.reserve({ payer: burstPayer, reservationId: `b${round}-${index}`, amount: 1n, dailyLimit: 1_000_000n }),
+      ),
+    );
     burstTimes.push(performance.now() - started);
   }
   return `| ${name} | ${ms(median(payMedians))} | ${ms(Math.max(...payP95s))} | ${ms(median(burstTimes))} (${ms(Math.min(...burstTimes))}–${ms(Math.max(...burstTimes))}) |`;

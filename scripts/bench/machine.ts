@@ -17,7 +17,20 @@ export type MachineInfo = {
   uncommitted: string[];
 };
 
-const PACKAGES = ["next", "react", "ai", "@ai-sdk/openai", "@x402/core", "@x402/evm", "@x402/fetch", "@x402/extensions", "viem", "zod", "undici", "@foundry-rs/anvil"];
+const PACKAGES = [
+  "next",
+  "react",
+  "ai",
+  "@ai-sdk/openai",
+  "@x402/core",
+  "@x402/evm",
+  "@x402/fetch",
+  "@x402/extensions",
+  "viem",
+  "zod",
+  "undici",
+  "@foundry-rs/anvil",
+];
 
 function packageVersion(name: string): string {
   try {

@@ -20,7 +20,32 @@ import { startChatHarness } from "../../tests/support/chat-harness";
 import { median, ms, percentile } from "./stats";
 
 const MCP_URL = "http://127.0.0.1:3000/api/mcp";
-const CITIES = ["Lisbon", "Porto", "Tokyo", "Oslo", "Quito", "Accra", "Lima", "Hanoi", "Perth", "Cairo", "Dakar", "Seoul", "Riga", "Baku", "Doha", "Kyiv", "Rome", "Bern", "Nice", "Turin", "Milan", "Paris", "Ghent", "Bonn"];
+const CITIES = [
+  "Lisbon",
+  "Porto",
+  "Tokyo",
+  "Oslo",
+  "Quito",
+  "Accra",
+  "Lima",
+  "Hanoi",
+  "Perth",
+  "Cairo",
+  "Dakar",
+  "Seoul",
+  "Riga",
+  "Baku",
+  "Doha",
+  "Kyiv",
+  "Rome",
+  "Bern",
+  "Nice",
+  "Turin",
+  "Milan",
+  "Paris",
+  "Ghent",
+  "Bonn",
+];
 
 function argument(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -62,7 +87,11 @@ async function main(): Promise<void> {
     let key = 0;
     const mcp = async (city: string) => {
       const started = performance.now();
-      const result = (await client.callTool({ name: "buy", arguments: { url: `${weather}?city=${city}`, idempotencyKey: `bench-${process.pid}-${(key += 1)}` } }, undefined, { timeout: 55_000 })) as {
+      const result = (await client.callTool(
+        { name: "buy", arguments: { url: `${weather}?city=${city}`, idempotencyKey: `bench-${process.pid}-${(key += 1)}` } },
+        undefined,
+        { timeout: 55_000 },
+      )) as {
         structuredContent?: { status?: string; message?: string };
       };
       const elapsed = performance.now() - started;
@@ -95,7 +124,9 @@ async function main(): Promise<void> {
     }
 
     const difference = median(samples.chatDelivered) - median(samples.mcp);
-    console.log(`The weather (0.01 USDC, agent wallet) bought ${runs} times each way on the local world, in process, interleaved (after ${warmup} warm-up each):`);
+    console.log(
+      `The weather (0.01 USDC, agent wallet) bought ${runs} times each way on the local world, in process, interleaved (after ${warmup} warm-up each):`,
+    );
     console.log("| path | median | min | max | p90 |");
     console.log("|---|---|---|---|---|");
     console.log(`| POST /api/chat (demo model), to the delivered event ${spread(samples.chatDelivered)}`);

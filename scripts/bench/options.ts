@@ -108,7 +108,12 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
 
   const only = text("only", "BENCH_ONLY");
   const sections = new Set<Section>();
-  for (const name of only ? only.split(",").map((part) => part.trim()).filter(Boolean) : SECTIONS) {
+  for (const name of only
+    ? only
+        .split(",")
+        .map((part) => part.trim())
+        .filter(Boolean)
+    : SECTIONS) {
     if (!(SECTIONS as readonly string[]).includes(name)) throw new UsageError(`--only: unknown section "${name}" (known: ${SECTIONS.join(", ")})`);
     sections.add(name as Section);
   }

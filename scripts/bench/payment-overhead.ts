@@ -96,7 +96,9 @@ export async function measurePaymentOverhead(
       deadline: Date.now() + 45_000,
     });
     const elapsed = performance.now() - started;
-    return outcome.status === "delivered" ? { ms: elapsed } : { ms: elapsed, error: `runPurchase: ${outcome.status} ${"message" in outcome ? outcome.message : ""}` };
+    return outcome.status === "delivered"
+      ? { ms: elapsed }
+      : { ms: elapsed, error: `runPurchase: ${outcome.status} ${"message" in outcome ? outcome.message : ""}` };
   };
 
   // Bare: the official client over the platform fetch, same wallet, same service.
@@ -107,7 +109,10 @@ export async function measurePaymentOverhead(
     spendControls: { allowedAssets: [{ network: harness.devnet.network as `${string}:${string}`, asset: harness.devnet.usdc }] },
   });
   registerExactEvmScheme(client, {
-    signer: { address: bareAgent.address, signTypedData: (message) => bareTimer.time("sign", () => bareAgent.signTypedData(message as Parameters<typeof bareAgent.signTypedData>[0])) },
+    signer: {
+      address: bareAgent.address,
+      signTypedData: (message) => bareTimer.time("sign", () => bareAgent.signTypedData(message as Parameters<typeof bareAgent.signTypedData>[0])),
+    },
   });
   const timedFetch: typeof fetch = (input, init) =>
     bareTimer.time(hasPaymentHeader(input as string | URL | Request, init) ? "paid request" : "402 request", () => fetch(input, init));

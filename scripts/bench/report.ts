@@ -114,20 +114,32 @@ function machineSection(results: BenchResults): string {
         ["OS", machine.os],
         ["Node", `${machine.node} (the project's pinned \`node\` package)`],
         ...Object.entries(machine.versions).map(([name, version]) => [`\`${name}\``, version]),
-        ["Source", `commit ${machine.revision}${machine.uncommitted.length > 0 ? ` plus uncommitted changes in ${machine.uncommitted.length} file(s) at the time of the run` : ""}`],
+        [
+          "Source",
+          `commit ${machine.revision}${machine.uncommitted.length > 0 ? ` plus uncommitted changes in ${machine.uncommitted.length} file(s) at the time of the run` : ""}`,
+        ],
         ["Build", buildLine(results.build)],
       ],
     ),
   ];
   if (machine.uncommitted.length > 0) lines.push("", `Uncommitted at the time of the run: ${machine.uncommitted.map((file) => `\`${file}\``).join(", ")}.`);
-  if (results.options.serverNodeOptions !== PRODUCTION_NODE_OPTIONS) lines.push("", `**The app servers ran with \`NODE_OPTIONS=${results.options.serverNodeOptions ?? ""}\`** (\`--server-node-options\`), not as \`npm start\` runs them.`);
+  if (results.options.serverNodeOptions !== PRODUCTION_NODE_OPTIONS)
+    lines.push(
+      "",
+      `**The app servers ran with \`NODE_OPTIONS=${results.options.serverNodeOptions ?? ""}\`** (\`--server-node-options\`), not as \`npm start\` runs them.`,
+    );
   else if (PRODUCTION_NODE_OPTIONS) lines.push("", `The app servers ran with \`NODE_OPTIONS=${PRODUCTION_NODE_OPTIONS}\`, as \`npm start\` runs them.`);
   if (results.quiet.length > 0) {
     lines.push(
       "",
       "Other work on the machine before each measured section (the run waits up to " +
         `${results.options.quietWaitSeconds} s for it to drop below 30 % of all cores): ` +
-        results.quiet.map((entry) => `${entry.section.replace(/ \(.*\)$/, "")}: ${Math.round(entry.busyShare * 100)} %${entry.waitedMs > 1_500 ? ` after ${Math.round(entry.waitedMs / 1000)} s` : ""}${entry.quiet ? "" : " (not quiet)"}`).join("; ") +
+        results.quiet
+          .map(
+            (entry) =>
+              `${entry.section.replace(/ \(.*\)$/, "")}: ${Math.round(entry.busyShare * 100)} %${entry.waitedMs > 1_500 ? ` after ${Math.round(entry.waitedMs / 1000)} s` : ""}${entry.quiet ? "" : " (not quiet)"}`,
+          )
+          .join("; ") +
         ". The CPU tables below show how much CPU other processes took during the measurements themselves.",
     );
   }
@@ -152,7 +164,7 @@ function methodSection(results: BenchResults): string {
     "",
     `Run with \`npm run bench\` (${[...options.sections].join(", ")}). Everything listens on 127.0.0.1 and is started by the script: local worlds (anvil, Circle's USDC, the x402 facilitator, the paid demo services) by \`startDevnet\` — for the HTTP sections in a child process of their own, so that their CPU time is counted apart — and the production build of the app by \`next start\` (\`NODE_ENV=production\`) with \`X402_NETWORK=local\`, the built-in demo model (\`DEMO_MODEL_CHUNK_DELAY_MS=0\`: no artificial typing delay), the embedded database (PGlite, a new folder per server; a PostgreSQL server instead when \`BENCH_DATABASE_URL\` names one), \`RATE_LIMIT_REQUESTS=100000\` and daily limits of 100000 USDC. Instant mining (a block per transaction) except in section 4. Client, app server, local world and anvil share the machine's ${results.machine.cores} cores, and so does whatever else runs on the machine at the time: CPU time is read from /proc for each of our processes and for the whole machine, and the tables show how much of it was not ours. Percentiles are nearest-rank; medians of an even count average the two middle samples. ${options.warmup} warm-up turns (or payment pairs) precede each measurement and are not counted; the app server also gets 20 unmeasured turns right after it starts (route loading, JIT).`,
     "",
-    "A turn is one discover-and-buy request, `{\"messages\":[{\"role\":\"user\",\"content\":\"What's the weather in Lisbon?\"}]}`, each with its own `Idempotency-Key` (the app treats a repeated conversation as a retry and would not pay again); it counts as an error unless it answers 200, streams a settlement `p:` with status `confirmed`, no `e:`, no malformed line, and ends with `d:` whose finish reason is `payment-complete`. Each settlement hash must be new (no replayed payment).",
+    'A turn is one discover-and-buy request, `{"messages":[{"role":"user","content":"What\'s the weather in Lisbon?"}]}`, each with its own `Idempotency-Key` (the app treats a repeated conversation as a retry and would not pay again); it counts as an error unless it answers 200, streams a settlement `p:` with status `confirmed`, no `e:`, no malformed line, and ends with `d:` whose finish reason is `payment-complete`. Each settlement hash must be new (no replayed payment).',
     "",
     `1. **Payment overhead** (${options.overheadIterations} pairs): in one process, \`runPurchase\` (lib/agent/purchase/run-purchase.ts) with the dependencies the route builds (guarded fetch, chain reader, memory ledger, a real \`StreamWriter\` for the \`p:\` events) against \`wrapFetchWithPayment(fetch, x402Client)\` with \`registerExactEvmScheme\` (the bare official client, local USDC allowed in its spend controls), both paying the \`weather\` service (0.01 USDC, x402 v2) from the agent wallet. Interleaved pair by pair, the order alternating (A B, B A, ...); besides the ratio of the medians, the median of the differences within each pair. Each side is split into the phases around it by timing wrappers on the dependencies it awaits.`,
     `2. **Chat turn over HTTP** (${options.turns} turns, one after another): times from sending the request to the response headers (first byte), the first body chunk, the first \`p:\` line, the settlement \`p:\` (status \`confirmed\`), and \`d:\`, read with the project's \`StreamDecoder\`. The server-side split comes from the \`at\` stamps the server puts on each \`p:\` event.`,
@@ -166,7 +178,14 @@ function methodSection(results: BenchResults): string {
 }
 
 function targetsSection(rows: TargetRow[]): string {
-  return ["## Targets", "", table(["#", "Measure", "Result", "Target", "Verdict"], rows.map((row) => [row.id, row.measure, row.value, row.target, VERDICT_TEXT[row.verdict]]))].join("\n");
+  return [
+    "## Targets",
+    "",
+    table(
+      ["#", "Measure", "Result", "Target", "Verdict"],
+      rows.map((row) => [row.id, row.measure, row.value, row.target, VERDICT_TEXT[row.verdict]]),
+    ),
+  ].join("\n");
 }
 
 function overheadSection(result: OverheadResult): string {
@@ -225,8 +244,14 @@ function turnRows(series: TurnSeries): string[][] {
 
 function phaseTable(columns: { name: string; series: TurnSeries }[]): string {
   return table(
-    ["server-side phase (from `p:` stamps)", ...columns.flatMap((column) => [`${column.name ? `${column.name} ` : ""}median`, `${column.name ? `${column.name} ` : ""}p95`])],
-    TURN_PHASES.map((phase) => [phase, ...columns.flatMap((column) => [ms(column.series.phases[phase]?.median ?? Number.NaN), ms(column.series.phases[phase]?.p95 ?? Number.NaN)])]),
+    [
+      "server-side phase (from `p:` stamps)",
+      ...columns.flatMap((column) => [`${column.name ? `${column.name} ` : ""}median`, `${column.name ? `${column.name} ` : ""}p95`]),
+    ],
+    TURN_PHASES.map((phase) => [
+      phase,
+      ...columns.flatMap((column) => [ms(column.series.phases[phase]?.median ?? Number.NaN), ms(column.series.phases[phase]?.p95 ?? Number.NaN)]),
+    ]),
   );
 }
 
@@ -292,7 +317,13 @@ function blockSection(result: BlockComparison): string {
     "",
     table(
       ["time from request to", `${result.blockTimeSeconds} s blocks median`, "p95", "instant median", "p95"],
-      turnRows(result.blocks).map((row, index) => [row[0] ?? "", row[1] ?? "", row[2] ?? "", turnRows(result.instant)[index]?.[1] ?? "", turnRows(result.instant)[index]?.[2] ?? ""]),
+      turnRows(result.blocks).map((row, index) => [
+        row[0] ?? "",
+        row[1] ?? "",
+        row[2] ?? "",
+        turnRows(result.instant)[index]?.[1] ?? "",
+        turnRows(result.instant)[index]?.[2] ?? "",
+      ]),
     ),
     "",
     phaseTable([
@@ -300,7 +331,9 @@ function blockSection(result: BlockComparison): string {
       { name: "instant", series: result.instant },
     ]),
     "",
-    result.cpu ? `Machine busy during this section: ${Math.round(result.cpu.machineBusyShare * 100)} % of all cores, ${ms(result.cpu.othersMs / (result.instant.turns + result.blocks.turns))} per turn by processes that are not ours.` : "",
+    result.cpu
+      ? `Machine busy during this section: ${Math.round(result.cpu.machineBusyShare * 100)} % of all cores, ${ms(result.cpu.othersMs / (result.instant.turns + result.blocks.turns))} per turn by processes that are not ours.`
+      : "",
     "",
     `A transfer sent at a random moment waits on average half a block (${ms(result.blockTimeSeconds * 500)}) for inclusion, at most a whole one; the target allows one block time plus ${LIMITS.blockMarginMs} ms for the whole turn.`,
   ].join("\n");
@@ -326,7 +359,10 @@ function breakdownSection({ lines, retained }: Breakdown, results: BenchResults)
     "",
     `Measured in the bench process with \`scripts/bench/turn-cpu-breakdown.ts\` (${results.options.breakdownIterations} iterations each, after warm-up), the local world in a process of its own so that only the app's code is counted: CPU time (user + system, all threads) per operation.${Number.isFinite(overHttp) ? ` For comparison, the \`next start\` server spent ${ms(overHttp)} of CPU per buy turn over HTTP in section 2; the difference to the in-process turn is what Next adds (HTTP, routing, response piping).` : ""}`,
     "",
-    table(["operation", "CPU", "wall"], lines.map((line) => [line.name.startsWith("  ") ? `&nbsp;&nbsp;${line.name.trim()}` : line.name, ms(line.cpuMs), ms(line.wallMs)])),
+    table(
+      ["operation", "CPU", "wall"],
+      lines.map((line) => [line.name.startsWith("  ") ? `&nbsp;&nbsp;${line.name.trim()}` : line.name, ms(line.cpuMs), ms(line.wallMs)]),
+    ),
     ...(retained
       ? [
           "",
@@ -341,10 +377,13 @@ function devnetSection(result: DevnetStartup): string {
   return [
     "## 6. Local world start-to-ready",
     "",
-    table(["", "median", "p95", "min", "max", "n"], [
-      ["`await startDevnet()` (warm process)", ...summaryCells(result.inProcess)],
-      ["`readyInMs` as startDevnet reports it", ...summaryCells(result.reported)],
-    ]),
+    table(
+      ["", "median", "p95", "min", "max", "n"],
+      [
+        ["`await startDevnet()` (warm process)", ...summaryCells(result.inProcess)],
+        ["`readyInMs` as startDevnet reports it", ...summaryCells(result.reported)],
+      ],
+    ),
     "",
     cold
       ? cold.error
@@ -372,7 +411,11 @@ export function renderMarkdown(results: BenchResults): string {
     "",
     methodSection(results),
   ];
-  if (results.server) parts.push("", `The instant-mining app server was ready ${ms(results.server.readyInMs)} after \`next start\` was spawned (${results.server.processes} process(es), ${mb(results.server.startRssBytes)} RSS).`);
+  if (results.server)
+    parts.push(
+      "",
+      `The instant-mining app server was ready ${ms(results.server.readyInMs)} after \`next start\` was spawned (${results.server.processes} process(es), ${mb(results.server.startRssBytes)} RSS).`,
+    );
   if (results.overhead) parts.push("", overheadSection(results.overhead));
   if (results.breakdown) parts.push("", breakdownSection(results.breakdown, results));
   if (results.turn) parts.push("", turnSection(results.turn));

@@ -83,7 +83,10 @@ async function main(options: BenchOptions): Promise<number> {
       const quiet = await waitForQuietMachine({ maxWaitMs: Math.min(options.quietWaitSeconds * 1000, quietBudgetMs) });
       quietBudgetMs = Math.max(0, quietBudgetMs - quiet.waitedMs);
       results.quiet.push({ section: name, ...quiet });
-      if (!quiet.quiet) log(`   the machine is still ${Math.round(quiet.busyShare * 100)} % busy with other work after ${Math.round(quiet.waitedMs / 1000)} s; measuring anyway`);
+      if (!quiet.quiet)
+        log(
+          `   the machine is still ${Math.round(quiet.busyShare * 100)} % busy with other work after ${Math.round(quiet.waitedMs / 1000)} s; measuring anyway`,
+        );
       else if (quiet.waitedMs > 1_500) log(`   waited ${Math.round(quiet.waitedMs / 1000)} s for other load on the machine to drop`);
     }
     const sectionStarted = performance.now();
@@ -131,10 +134,17 @@ async function main(options: BenchOptions): Promise<number> {
     const cpu = new CpuMeter();
     const startInstantServer = async (appDirectory: string) => {
       const profileDirectory = options.cpuProfile ? path.join(tmpdir(), `x402-bench-profiles-${process.pid}`) : undefined;
-      const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-instant.json"), profileDirectory });
+      const world = await startWorldProcess({
+        blockTimeSeconds: 0,
+        walletUsdc: WALLET_USDC,
+        writeFile: path.join(workDirectory, "devnet-instant.json"),
+        profileDirectory,
+      });
       cleanup.push(() => world.stop());
       const nodeOptions = [options.serverNodeOptions, profileDirectory ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : undefined].filter(Boolean).join(" ");
-      const server = await startAppServer(appDirectory, serverEnv(world.file, mkdtempSync(path.join(workDirectory, "data-"))), { nodeOptions: nodeOptions || undefined });
+      const server = await startAppServer(appDirectory, serverEnv(world.file, mkdtempSync(path.join(workDirectory, "data-"))), {
+        nodeOptions: nodeOptions || undefined,
+      });
       cleanup.push(() => server.stop());
       const rss = sampleRss(server.pid, 50);
       cleanup.push(async () => rss.stop());
@@ -169,12 +179,24 @@ async function main(options: BenchOptions): Promise<number> {
           const suffix = `, ${options.blockTimeSeconds} s blocks`;
           const blockNames = { server: `${APP_SERVER}${suffix}`, world: `${WORLD}${suffix}`, anvil: `${ANVIL}${suffix}` };
           try {
-            world = await startWorldProcess({ blockTimeSeconds: options.blockTimeSeconds, walletUsdc: WALLET_USDC, writeFile: path.join(workDirectory, "devnet-blocks.json") });
-            blockServer = await startAppServer(running.appDirectory, serverEnv(world.file, mkdtempSync(path.join(workDirectory, "data-"))), { nodeOptions: options.serverNodeOptions });
+            world = await startWorldProcess({
+              blockTimeSeconds: options.blockTimeSeconds,
+              walletUsdc: WALLET_USDC,
+              writeFile: path.join(workDirectory, "devnet-blocks.json"),
+            });
+            blockServer = await startAppServer(running.appDirectory, serverEnv(world.file, mkdtempSync(path.join(workDirectory, "data-"))), {
+              nodeOptions: options.serverNodeOptions,
+            });
             cpu.add(blockNames.server, blockServer.pid);
             cpu.add(blockNames.world, world.pid, [world.anvilPid]);
             cpu.add(blockNames.anvil, world.anvilPid);
-            return await measureBlockTime(url, blockServer.url, { turns: options.blockTurns, warmup: options.warmup, blockTimeSeconds: options.blockTimeSeconds, cpu, log });
+            return await measureBlockTime(url, blockServer.url, {
+              turns: options.blockTurns,
+              warmup: options.warmup,
+              blockTimeSeconds: options.blockTimeSeconds,
+              cpu,
+              log,
+            });
           } finally {
             for (const name of Object.values(blockNames)) cpu.remove(name);
             await blockServer?.stop();

@@ -81,7 +81,10 @@ export function judge(results: JudgedResults): TargetRow[] {
       measure: block ? `Turn with ${block.blockTimeSeconds} s blocks (to d:), median` : "Turn with real block times (to d:), median",
       target: block ? `< ${ms(blockTarget)} (block time + ${LIMITS.blockMarginMs} ms)` : `< block time + ${LIMITS.blockMarginMs} ms`,
       value: block ? ms(block.blocks.finish.median) : "n/a",
-      verdict: verdict(Boolean(block && block.blocks.finish.count > 0), (block?.blocks.finish.median ?? Infinity) < blockTarget && (block?.blocks.errors ?? 1) === 0),
+      verdict: verdict(
+        Boolean(block && block.blocks.finish.count > 0),
+        (block?.blocks.finish.median ?? Infinity) < blockTarget && (block?.blocks.errors ?? 1) === 0,
+      ),
     },
     {
       id: "5",

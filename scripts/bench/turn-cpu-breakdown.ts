@@ -110,40 +110,54 @@ export async function turnCpuBreakdown(options: { iterations: number; heapTurns?
       await measure("runPurchase (402, quote, balance, reserve, sign, pay, read)", iterations, async (index) => {
         const writer = new StreamWriter({ framing: "sse", keepAliveMs: 0 });
         void drain(writer.readable);
-        await runPurchase(
-          purchaseDependenciesOf(deps),
-          {
-            service: "weather",
-            url,
-            method: "GET",
-            intent: `breakdown-${process.pid}-${index}`,
-            payer: { kind: "agent", account: agent },
-            limits: { perPayment: 1_000_000n, perRequest: 2_000_000n, daily: 1_000_000_000_000n },
-            maxPayments: 3,
-            tracker: new PaymentTracker(writer),
-            deadline: Date.now() + 45_000,
-          },
-        );
+        await runPurchase(purchaseDependenciesOf(deps), {
+          service: "weather",
+          url,
+          method: "GET",
+          intent: `breakdown-${process.pid}-${index}`,
+          payer: { kind: "agent", account: agent },
+          limits: { perPayment: 1_000_000n, perRequest: 2_000_000n, daily: 1_000_000_000_000n },
+          maxPayments: 3,
+          tracker: new PaymentTracker(writer),
+          deadline: Date.now() + 45_000,
+        });
       }),
     );
-    add(await measure("  of which: agent signTypedData (EIP-3009)", iterations, async () => {
-      await agent.signTypedData({
-        domain: { name: "USD Coin", version: "2", chainId: deps.network.chainId, verifyingContract: deps.network.usdc },
-        types: { TransferWithAuthorization: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "value", type: "uint256" }, { name: "validAfter", type: "uint256" }, { name: "validBefore", type: "uint256" }, { name: "nonce", type: "bytes32" }] },
-        primaryType: "TransferWithAuthorization",
-        message: { from: agent.address, to: agent.address, value: 10_000n, validAfter: 0n, validBefore: 1n, nonce: `0x${"11".repeat(32)}` },
-      });
-    }));
-    add(await measure("  of which: USDC balanceOf over JSON-RPC (viem)", iterations, async () => {
-      await deps.chain.balanceOf(agent.address as `0x${string}`);
-    }));
-    add(await measure("  of which: one unpaid GET through the guarded fetch (402)", iterations, async () => {
-      const response = await deps.fetch(url, { headers: { accept: "application/json" } });
-      await response.arrayBuffer();
-    }));
-    add(await measure("discovery find('weather') (cached after the first call)", iterations, async () => {
-      await deps.discovery.find("weather");
-    }));
+    add(
+      await measure("  of which: agent signTypedData (EIP-3009)", iterations, async () => {
+        await agent.signTypedData({
+          domain: { name: "USD Coin", version: "2", chainId: deps.network.chainId, verifyingContract: deps.network.usdc },
+          types: {
+            TransferWithAuthorization: [
+              { name: "from", type: "address" },
+              { name: "to", type: "address" },
+              { name: "value", type: "uint256" },
+              { name: "validAfter", type: "uint256" },
+              { name: "validBefore", type: "uint256" },
+              { name: "nonce", type: "bytes32" },
+            ],
+          },
+          primaryType: "TransferWithAuthorization",
+          message: { from: agent.address, to: agent.address, value: 10_000n, validAfter: 0n, validBefore: 1n, nonce: `0x${"11".repeat(32)}` },
+        });
+      }),
+    );
+    add(
+      await measure("  of which: USDC balanceOf over JSON-RPC (viem)", iterations, async () => {
+        await deps.chain.balanceOf(agent.address as `0x${string}`);
+      }),
+    );
+    add(
+      await measure("  of which: one unpaid GET through the guarded fetch (402)", iterations, async () => {
+        const response = await deps.fetch(url, { headers: { accept: "application/json" } });
+        await response.arrayBuffer();
+      }),
+    );
+    add(
+      await measure("discovery find('weather') (cached after the first call)", iterations, async () => {
+        await deps.discovery.find("weather");
+      }),
+    );
 
     const base = createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 });
     const textStep = async () => {
@@ -198,8 +212,12 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const iterations = index >= 0 ? Number(process.argv[index + 1]) : 100;
   turnCpuBreakdown({ iterations, heapTurns: 200 }).then(
     ({ lines, retained }) => {
-      if (retained) console.log(`heap after GC: ${(retained.beforeBytes / 1e6).toFixed(1)} MB before, ${(retained.afterBytes / 1e6).toFixed(1)} MB after ${retained.turns} paid turns (${(retained.perTurnBytes / 1000).toFixed(1)} kB per turn)`);
-      for (const line of lines) console.log(`${line.name.padEnd(80)} ${line.cpuMs.toFixed(2).padStart(7)} ms CPU ${line.wallMs.toFixed(2).padStart(8)} ms wall`);
+      if (retained)
+        console.log(
+          `heap after GC: ${(retained.beforeBytes / 1e6).toFixed(1)} MB before, ${(retained.afterBytes / 1e6).toFixed(1)} MB after ${retained.turns} paid turns (${(retained.perTurnBytes / 1000).toFixed(1)} kB per turn)`,
+        );
+      for (const line of lines)
+        console.log(`${line.name.padEnd(80)} ${line.cpuMs.toFixed(2).padStart(7)} ms CPU ${line.wallMs.toFixed(2).padStart(8)} ms wall`);
       process.exit(0);
     },
     (error: unknown) => {

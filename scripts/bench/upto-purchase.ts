@@ -93,7 +93,12 @@ async function main(): Promise<void> {
       const list = samples.get(side.name)!;
       const amounts = [...new Set(list.map((sample) => sample.amount))].join(", ");
       const gas = list.map((sample) => Number(sample.gas));
-      console.log(`| ${side.name} | ${side.service} | ${amounts} USDC | ${spread(list.map((sample) => sample.ms), ms)} | ${spread(gas, (value) => String(Math.round(value)))} |`);
+      console.log(
+        `| ${side.name} | ${side.service} | ${amounts} USDC | ${spread(
+          list.map((sample) => sample.ms),
+          ms,
+        )} | ${spread(gas, (value) => String(Math.round(value)))} |`,
+      );
     }
   } finally {
     await harness.stop();

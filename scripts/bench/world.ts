@@ -23,7 +23,14 @@ export async function startWorldProcess(options: {
   const profile = profileDirectory ? ["--cpu-prof", `--cpu-prof-dir=${profileDirectory}`, "--cpu-prof-name=world-${pid}.cpuprofile"] : [];
   const child = spawn(
     process.execPath,
-    [...profile, "--import", "tsx", "--conditions=react-server", path.join(import.meta.dirname, "world-process.ts"), JSON.stringify({ ...worldOptions, walletUsdc: worldOptions.walletUsdc.toString() })],
+    [
+      ...profile,
+      "--import",
+      "tsx",
+      "--conditions=react-server",
+      path.join(import.meta.dirname, "world-process.ts"),
+      JSON.stringify({ ...worldOptions, walletUsdc: worldOptions.walletUsdc.toString() }),
+    ],
     { cwd: REPO_ROOT, env: { ...process.env }, stdio: ["pipe", "pipe", "pipe"] },
   );
   let output = "";

@@ -33,12 +33,18 @@ const GOOD_FUNCTION = {
 /** An output folder shaped like the Next.js builder's, with the given changes. */
 async function writeOutput(changes: { chat?: object; mcp?: object; reconcile?: object; crons?: object[] } = {}): Promise<void> {
   await write(path.join(project, "node_modules/lib/index.js"), "x".repeat(1000));
-  await write(path.join(output, "config.json"), JSON.stringify({ version: 3, routes: [], crons: changes.crons ?? [{ path: "/api/cron/reconcile", schedule: "* * * * *" }] }));
+  await write(
+    path.join(output, "config.json"),
+    JSON.stringify({ version: 3, routes: [], crons: changes.crons ?? [{ path: "/api/cron/reconcile", schedule: "* * * * *" }] }),
+  );
   await write(path.join(output, "functions/api/chat.func/.vc-config.json"), JSON.stringify({ ...GOOD_FUNCTION, ...changes.chat }));
   await write(path.join(output, "functions/api/chat.func/___next_launcher.cjs"), "y".repeat(500));
   await write(path.join(output, "functions/api/mcp.func/.vc-config.json"), JSON.stringify({ ...GOOD_FUNCTION, ...changes.mcp }));
   await write(path.join(output, "functions/api/mcp.func/___next_launcher.cjs"), "y".repeat(500));
-  await write(path.join(output, "functions/api/cron/reconcile.func/.vc-config.json"), JSON.stringify({ ...GOOD_FUNCTION, supportsResponseStreaming: false, ...changes.reconcile }));
+  await write(
+    path.join(output, "functions/api/cron/reconcile.func/.vc-config.json"),
+    JSON.stringify({ ...GOOD_FUNCTION, supportsResponseStreaming: false, ...changes.reconcile }),
+  );
 }
 
 function failed(checks: Check[]): string[] {
@@ -101,7 +107,9 @@ describe("inspectBuildOutput", () => {
 
   it("fails a function whose traced file is missing", async () => {
     await writeOutput({ chat: { filePathMap: { "node_modules/gone.js": "node_modules/gone.js" } } });
-    expect(failed((await inspectBuildOutput(output, project)).checks)).toEqual([expect.stringMatching(/^\/api\/chat size: .*1 missing: node_modules\/gone\.js$/)]);
+    expect(failed((await inspectBuildOutput(output, project)).checks)).toEqual([
+      expect.stringMatching(/^\/api\/chat size: .*1 missing: node_modules\/gone\.js$/),
+    ]);
   });
 
   it("reports a missing function, an unreadable .vc-config.json and a missing config.json", async () => {
@@ -138,7 +146,16 @@ describe("measureFunction", () => {
     await write(path.join(project, "node_modules/pkg/unused.js"), "u".repeat(10_000));
     await mkdir(path.join(project, ".next/node_modules"), { recursive: true });
     await symlink("../../node_modules/pkg", path.join(project, ".next/node_modules/pkg-0123"));
-    const size = await measureFunction(func, { "shared/b.js": "shared/b.js", "x/b.js": "shared/b.js", "node_modules/pkg/index.js": "node_modules/pkg/index.js", ".next/node_modules/pkg-0123": ".next/node_modules/pkg-0123" }, project);
+    const size = await measureFunction(
+      func,
+      {
+        "shared/b.js": "shared/b.js",
+        "x/b.js": "shared/b.js",
+        "node_modules/pkg/index.js": "node_modules/pkg/index.js",
+        ".next/node_modules/pkg-0123": ".next/node_modules/pkg-0123",
+      },
+      project,
+    );
     expect(size).toEqual({ bytes: 100 + 1000 + 10, files: 3, missing: [] });
   });
 

@@ -96,7 +96,8 @@ export async function measureFunction(funcFolder: string, filePathMap: Record<st
     for (const entry of await readdir(real)) {
       const entryPath = path.join(folder, entry);
       const info = await stat(entryPath).catch(() => null);
-      if (info === null) missing.push(path.relative(projectDir, entryPath)); // a dangling link
+      if (info === null)
+        missing.push(path.relative(projectDir, entryPath)); // a dangling link
       else if (info.isDirectory()) await walk(entryPath);
       else if (info.isFile()) await countFile(entryPath, info.size);
     }
@@ -124,7 +125,12 @@ async function checkFunction(outputDir: string, projectDir: string, spec: (typeo
   if (!config.ok) return { checks: [{ name: `${spec.route} .vc-config.json`, expected: "readable", found: config.error, ok: false }] };
   const { maxDuration, runtime, supportsResponseStreaming, filePathMap } = config.value;
   const checks: Check[] = [
-    { name: `${spec.route} maxDuration`, expected: String(EXPECTED.maxDuration), found: String(maxDuration ?? "unset"), ok: maxDuration === EXPECTED.maxDuration },
+    {
+      name: `${spec.route} maxDuration`,
+      expected: String(EXPECTED.maxDuration),
+      found: String(maxDuration ?? "unset"),
+      ok: maxDuration === EXPECTED.maxDuration,
+    },
     { name: `${spec.route} runtime`, expected: EXPECTED.runtime, found: runtime, ok: runtime === EXPECTED.runtime },
   ];
   if (spec.streaming) {
@@ -169,6 +175,9 @@ export function formatReport(checks: Check[]): string {
       .join("  ")
       .trimEnd();
   const failed = checks.filter((check) => !check.ok);
-  const verdict = failed.length === 0 ? "All checks passed." : `${failed.length} check${failed.length === 1 ? "" : "s"} failed: ${failed.map((check) => check.name).join("; ")}.`;
+  const verdict =
+    failed.length === 0
+      ? "All checks passed."
+      : `${failed.length} check${failed.length === 1 ? "" : "s"} failed: ${failed.map((check) => check.name).join("; ")}.`;
   return [line(header), ...rows.map(line), "", verdict].join("\n");
 }

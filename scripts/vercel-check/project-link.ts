@@ -32,10 +32,7 @@ const OFFLINE_LINK = {
 
 const linkSchema = z.object({ projectId: z.string(), settings: z.object({}).loose().optional() });
 
-export type ProjectLink =
-  | { kind: "offline"; remove: () => Promise<void> }
-  | { kind: "linked"; projectId: string }
-  | { kind: "unusable"; reason: string };
+export type ProjectLink = { kind: "offline"; remove: () => Promise<void> } | { kind: "linked"; projectId: string } | { kind: "unusable"; reason: string };
 
 export async function prepareProjectLink(projectDir: string): Promise<ProjectLink> {
   const file = path.join(projectDir, ".vercel", "project.json");
@@ -47,7 +44,11 @@ export async function prepareProjectLink(projectDir: string): Promise<ProjectLin
     const parsed = linkSchema.safeParse(JSON.parse(existing));
     if (!parsed.success) return { kind: "unusable", reason: `${file} is not a project link; move it away to build offline` };
     if (parsed.data.projectId !== OFFLINE_PROJECT_ID) {
-      if (!parsed.data.settings) return { kind: "unusable", reason: `${file} links project ${parsed.data.projectId} without its settings: run \`vercel pull\` (online), or move .vercel away to build with the defaults` };
+      if (!parsed.data.settings)
+        return {
+          kind: "unusable",
+          reason: `${file} links project ${parsed.data.projectId} without its settings: run \`vercel pull\` (online), or move .vercel away to build with the defaults`,
+        };
       return { kind: "linked", projectId: parsed.data.projectId };
     }
   }

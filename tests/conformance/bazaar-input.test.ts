@@ -25,9 +25,19 @@ describe(`${bazaar.bazaarGet.name} (${bazaar.bazaarGet.source})`, () => {
   });
 
   it("makes an example call from the example value, and holds calls to the declaration", () => {
-    expect(exampleCall("https://api.example.com/weather", contract!)).toEqual({ method: "GET", url: "https://api.example.com/weather?city=San+Francisco", query: ["city"] });
-    expect(checkCall(contract!, { url: "https://api.example.com/weather", method: "GET" })).toEqual({ ok: false, problems: ['missing query parameter "city"'] });
-    expect(checkCall(contract!, { url: "https://api.example.com/weather?city=Paris", method: "POST" })).toEqual({ ok: false, problems: ["the service is called with GET, not POST"] });
+    expect(exampleCall("https://api.example.com/weather", contract!)).toEqual({
+      method: "GET",
+      url: "https://api.example.com/weather?city=San+Francisco",
+      query: ["city"],
+    });
+    expect(checkCall(contract!, { url: "https://api.example.com/weather", method: "GET" })).toEqual({
+      ok: false,
+      problems: ['missing query parameter "city"'],
+    });
+    expect(checkCall(contract!, { url: "https://api.example.com/weather?city=Paris", method: "POST" })).toEqual({
+      ok: false,
+      problems: ["the service is called with GET, not POST"],
+    });
     expect(checkCall(contract!, { url: "https://api.example.com/weather?city=Paris", method: "GET" })).toEqual({ ok: true });
   });
 });
@@ -49,7 +59,10 @@ describe(`${bazaar.bazaarPost.name} (${bazaar.bazaarPost.source})`, () => {
 
   it("refuses a call without a body, or with one that is not JSON", () => {
     expect(checkCall(contract!, { url: "https://api.example.com/search", method: "POST" })).toEqual({ ok: false, problems: ["the service needs a JSON body"] });
-    expect(checkCall(contract!, { url: "https://api.example.com/search", method: "POST", body: "query=x" })).toEqual({ ok: false, problems: ["the body is not valid JSON"] });
+    expect(checkCall(contract!, { url: "https://api.example.com/search", method: "POST", body: "query=x" })).toEqual({
+      ok: false,
+      problems: ["the body is not valid JSON"],
+    });
     expect(checkCall(contract!, { url: "https://api.example.com/search", method: "POST", body: '{"query":"x"}' })).toEqual({ ok: true });
   });
 });
@@ -69,7 +82,9 @@ describe(`${bazaar.bazaarTextBody.name} (${bazaar.bazaarTextBody.source})`, () =
   it("reads PUT with a text body whose example is the string itself", () => {
     const contract = v2(bazaar.bazaarTextBody.value);
     expect(contract).toEqual({ method: "PUT", query: [], path: [], body: { type: "text", fields: [], example: "Hello, world" } });
-    expect(checkCall(contract!, { url: "https://api.example.com/notes", method: "PUT", body: "Hi", contentType: "text/plain; charset=utf-8" })).toEqual({ ok: true });
+    expect(checkCall(contract!, { url: "https://api.example.com/notes", method: "PUT", body: "Hi", contentType: "text/plain; charset=utf-8" })).toEqual({
+      ok: true,
+    });
     expect(checkCall(contract!, { url: "https://api.example.com/notes", method: "PUT" })).toEqual({ ok: false, problems: ["the service needs a text body"] });
   });
 });
@@ -85,7 +100,10 @@ describe(`${bazaar.bazaarHead.name} (${bazaar.bazaarHead.source})`, () => {
     const contract = v2(bazaar.bazaarHead.value)!;
     expect(contract).toMatchObject({ method: "HEAD" });
     expect(contract.methodInferred).toBeUndefined();
-    expect(checkCall(contract, { url: "https://api.example.com/r", method: "GET" })).toEqual({ ok: false, problems: ["the service is called with HEAD, not GET"] });
+    expect(checkCall(contract, { url: "https://api.example.com/r", method: "GET" })).toEqual({
+      ok: false,
+      problems: ["the service is called with HEAD, not GET"],
+    });
     expect(checkCall(contract, { url: "https://api.example.com/r", method: "HEAD", body: "x", contentType: "text/plain; charset=utf-8" }).ok).toBe(false);
   });
 });
@@ -94,12 +112,20 @@ describe(`${bazaar.bazaarDynamicRoute.name} (${bazaar.bazaarDynamicRoute.source}
   const contract = v2(bazaar.bazaarDynamicRoute.value);
 
   it("reads the route template and its path parameter with the concrete example value", () => {
-    expect(contract).toEqual({ method: "GET", query: [], path: [{ name: "userId", type: "string", required: true, example: "123" }], routeTemplate: "/users/:userId" });
+    expect(contract).toEqual({
+      method: "GET",
+      query: [],
+      path: [{ name: "userId", type: "string", required: true, example: "123" }],
+      routeTemplate: "/users/:userId",
+    });
     expect(describeInputContract(contract!)).toBe("GET /users/:userId path userId=<string, required, e.g. 123>");
   });
 
   it("refuses a call that left the template's placeholder in the path", () => {
-    expect(checkCall(contract!, { url: "https://api.example.com/users/:userId", method: "GET" })).toEqual({ ok: false, problems: ["path parameter not filled in: :userId"] });
+    expect(checkCall(contract!, { url: "https://api.example.com/users/:userId", method: "GET" })).toEqual({
+      ok: false,
+      problems: ["path parameter not filled in: :userId"],
+    });
     expect(checkCall(contract!, { url: "https://api.example.com/users/456", method: "GET" })).toEqual({ ok: true });
   });
 });
@@ -139,7 +165,10 @@ describe(`${bazaar.v1OutputSchemaPost.name} (${bazaar.v1OutputSchemaPost.source}
         ],
       },
     });
-    expect(checkCall(contract!, { url: "https://api.example.com/search", method: "POST", body: '{"limit":3}' })).toEqual({ ok: false, problems: ['missing body field "query"'] });
+    expect(checkCall(contract!, { url: "https://api.example.com/search", method: "POST", body: '{"limit":3}' })).toEqual({
+      ok: false,
+      problems: ['missing body field "query"'],
+    });
   });
 });
 
@@ -147,7 +176,10 @@ describe(`${bazaar.v1OutputSchemaPostNoBodyType.name} (${bazaar.v1OutputSchemaPo
   it("keeps the declared body fields, as a JSON body (the reference v1 reading's default)", () => {
     const contract = v1(bazaar.v1OutputSchemaPostNoBodyType.value);
     expect(contract?.body).toEqual({ type: "json", fields: [{ name: "text", type: "string", required: true }] });
-    expect(checkCall(contract!, { url: "https://api.example.com/translate", method: "POST" })).toEqual({ ok: false, problems: ['the service needs a JSON body with "text"'] });
+    expect(checkCall(contract!, { url: "https://api.example.com/translate", method: "POST" })).toEqual({
+      ok: false,
+      problems: ['the service needs a JSON body with "text"'],
+    });
   });
 });
 

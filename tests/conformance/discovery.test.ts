@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { createDiscoveryClient } from "@/lib/x402/discovery-client";
-import { bazaarResourcesList, identifierResourcesList, searchAnswer, searchAnswerPaged, unpayableResourcesList, v1ResourcesList, v2ResourcesList } from "./fixtures/discovery";
+import {
+  bazaarResourcesList,
+  identifierResourcesList,
+  searchAnswer,
+  searchAnswerPaged,
+  unpayableResourcesList,
+  v1ResourcesList,
+  v2ResourcesList,
+} from "./fixtures/discovery";
 import { SPEC, specPayer } from "./fixtures/spec-fixture";
 
 /** A facilitator answering the list and the search with the given bodies, recording what was asked. */
@@ -26,7 +34,16 @@ describe(`${v1ResourcesList.name} (${v1ResourcesList.source})`, () => {
   it("lists the v1 resource at its maxAmountRequired", async () => {
     const { client, requests } = facilitator({ list: v1ResourcesList.value });
     expect((await client.find()).listings).toEqual([
-      { name: "/premium-data", resource: SPEC.resource, description: undefined, price: "0.01", amount: 10_000n, network: SPEC.v1Network, x402Version: 1, tags: [] },
+      {
+        name: "/premium-data",
+        resource: SPEC.resource,
+        description: undefined,
+        price: "0.01",
+        amount: 10_000n,
+        network: SPEC.v1Network,
+        x402Version: 1,
+        tags: [],
+      },
     ]);
     expect(requests.map((url) => `${url.pathname}?${url.searchParams}`)).toEqual(["/discovery/resources?type=http&limit=100&offset=0"]);
   });
@@ -55,7 +72,13 @@ describe(`${bazaarResourcesList.name} (${bazaarResourcesList.source})`, () => {
     expect(weather?.input).toMatchObject({ method: "GET", query: [{ name: "city", type: "string", required: true, example: "San Francisco" }] });
     expect(search?.input).toMatchObject({ method: "POST", body: { type: "json", fields: [{ name: "query", example: "example" }] } });
     expect(user?.input).toMatchObject({ method: "GET", routeTemplate: "/users/:userId", path: [{ name: "userId", required: true, example: "123" }] });
-    expect(forecast?.input).toMatchObject({ method: "GET", query: [{ name: "city", type: "string" }, { name: "units", type: "string" }] });
+    expect(forecast?.input).toMatchObject({
+      method: "GET",
+      query: [
+        { name: "city", type: "string" },
+        { name: "units", type: "string" },
+      ],
+    });
   });
 
   it("remembers each listing for a lookup by its resource URL, query string ignored", async () => {
@@ -85,7 +108,13 @@ describe(`${searchAnswer.name} (${searchAnswer.source})`, () => {
     const listings = (await client.find("weather")).listings;
     expect(requests.map((url) => `${url.pathname}?${url.searchParams}`)).toEqual(["/discovery/search?query=weather&type=http&limit=20"]);
     expect(listings.map((listing) => listing.resource)).toEqual(["https://api.example.com/weather", "https://api.example.com/search"]);
-    expect(listings[0]).toMatchObject({ name: "Weather", tags: ["weather", "forecast"], description: "Weather data endpoint", amount: 10_000n, input: { method: "GET" } });
+    expect(listings[0]).toMatchObject({
+      name: "Weather",
+      tags: ["weather", "forecast"],
+      description: "Weather data endpoint",
+      amount: 10_000n,
+      input: { method: "GET" },
+    });
     expect(listings[1]).toMatchObject({ name: "/search", amount: 20_000n, input: { method: "POST" } });
   });
 });

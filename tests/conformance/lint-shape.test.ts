@@ -81,7 +81,8 @@ describe("lint keeps the shape of lib/", () => {
   }, 120_000);
 
   it("passes a module that imports only its own layer and the layers below", async () => {
-    const text = 'import { formatUsdc } from "../money";\nimport { withinJsonLimits } from "@/lib/json-limits";\nexport const show = (amount: bigint) => (withinJsonLimits(amount.toString()) ? formatUsdc(amount) : "");\n';
+    const text =
+      'import { formatUsdc } from "../money";\nimport { withinJsonLimits } from "@/lib/json-limits";\nexport const show = (amount: bigint) => (withinJsonLimits(amount.toString()) ? formatUsdc(amount) : "");\n';
     expect(await failingRules(text, "lib/stream/lint-shape-fixture.ts")).toEqual([]);
   }, 120_000);
 });
@@ -100,7 +101,9 @@ describe("the layers of lib/", () => {
     expect(layers.length).toBeGreaterThan(5);
     expect(new Set(named).size).toBe(named.length);
     const entries = readdirSync(path.join(root, "lib"), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() ? !entry.name.startsWith("lint-shape-fixture-") : /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name))
+      .filter((entry) =>
+        entry.isDirectory() ? !entry.name.startsWith("lint-shape-fixture-") : /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name),
+      )
       .map((entry) => `lib/${entry.name}`);
     expect([...entries].sort()).toEqual([...named].sort());
   });

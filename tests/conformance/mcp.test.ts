@@ -62,7 +62,7 @@ describe("copies of a payment request (specs/transports-v2/mcp.md §Server Requi
 });
 
 describe(`${mcpPaidCallParams.name} (${mcpPaidCallParams.source})`, () => {
-  it("is what the agent sends: the payment payload, unchanged, in _meta[\"x402/payment\"], with the same tool and arguments", async () => {
+  it('is what the agent sends: the payment payload, unchanged, in _meta["x402/payment"], with the same tool and arguments', async () => {
     const calls: { name: string; args: Record<string, unknown>; meta?: Record<string, unknown> }[] = [];
     const connection: McpConnection = {
       async callTool(name, args, options) {
@@ -72,8 +72,17 @@ describe(`${mcpPaidCallParams.name} (${mcpPaidCallParams.source})`, () => {
       listTools: async () => [],
       close: async () => undefined,
     };
-    const spec = mcpPaidCallParams.value as { name: string; arguments: Record<string, unknown>; _meta: { "x402/payment": Parameters<typeof encodePaymentSignatureHeader>[0] } };
-    const exchange = createMcpExchange(connection, { toolName: spec.name, arguments: spec.arguments, paymentRequired: mcpPaymentRequired, timeoutMs: () => 1_000 });
+    const spec = mcpPaidCallParams.value as {
+      name: string;
+      arguments: Record<string, unknown>;
+      _meta: { "x402/payment": Parameters<typeof encodePaymentSignatureHeader>[0] };
+    };
+    const exchange = createMcpExchange(connection, {
+      toolName: spec.name,
+      arguments: spec.arguments,
+      paymentRequired: mcpPaymentRequired,
+      timeoutMs: () => 1_000,
+    });
     const answer = await exchange.fetch("https://api.example.com/mcp#financial_analysis", {
       method: "POST",
       headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(spec._meta["x402/payment"]) },
@@ -93,10 +102,23 @@ describe(`${mcpSettledResult.name} (${mcpSettledResult.source})`, () => {
 
 describe(`${mcpSettlementFailedResult.name} (${mcpSettlementFailedResult.source})`, () => {
   it("reads the failed settlement from inside the repeated payment request, and its reason", async () => {
-    expect(readToolSettlement(mcpSettlementFailedResult.value)).toEqual({ success: false, errorReason: "insufficient_funds", transaction: "", network: SPEC.network });
+    expect(readToolSettlement(mcpSettlementFailedResult.value)).toEqual({
+      success: false,
+      errorReason: "insufficient_funds",
+      transaction: "",
+      network: SPEC.network,
+    });
     const connection: McpConnection = { callTool: async () => mcpSettlementFailedResult.value, listTools: async () => [], close: async () => undefined };
-    const exchange = createMcpExchange(connection, { toolName: "financial_analysis", arguments: {}, paymentRequired: mcpPaymentRequired, timeoutMs: () => 1_000 });
-    const answer = await exchange.fetch("https://api.example.com/mcp", { method: "POST", headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(mcpPaidCallParams.value._meta as never) } });
+    const exchange = createMcpExchange(connection, {
+      toolName: "financial_analysis",
+      arguments: {},
+      paymentRequired: mcpPaymentRequired,
+      timeoutMs: () => 1_000,
+    });
+    const answer = await exchange.fetch("https://api.example.com/mcp", {
+      method: "POST",
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(mcpPaidCallParams.value._meta as never) },
+    });
     expect(answer.status).toBe(402);
     expect(readPaymentRefusal(answer.headers, undefined)).toEqual({ stage: "settlement", reason: "insufficient_funds" });
   });

@@ -109,7 +109,11 @@ async function officialPayload(paymentRequired: PaymentRequired): Promise<Json> 
 function shapeOf(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(shapeOf);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf((value as Json)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, shapeOf((value as Json)[key])]),
+    );
   }
   return value === null ? "null" : typeof value;
 }

@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { readPaymentRequired, selectPayableRequirement } from "@/lib/x402/payment-requirements";
-import { v1PaymentRequiredBodies, v1SeveralAccepts, v2ExactRequirement, v2PaymentRequiredBody, v2PaymentRequiredHeader, v2Permit2BeforeEip3009, v2SeveralAccepts } from "./fixtures/payment-required";
+import {
+  v1PaymentRequiredBodies,
+  v1SeveralAccepts,
+  v2ExactRequirement,
+  v2PaymentRequiredBody,
+  v2PaymentRequiredHeader,
+  v2Permit2BeforeEip3009,
+  v2SeveralAccepts,
+} from "./fixtures/payment-required";
 import { SPEC, specPayer } from "./fixtures/spec-fixture";
 
 /** Reads a 402 and chooses, failing loudly when either step refuses. */
@@ -58,7 +66,15 @@ describe.each(v1PaymentRequiredBodies)("$name ($source)", (fixture) => {
   it("is read from the body: maxAmountRequired as the amount, the v1 network name as ours", () => {
     const { paymentRequired, option } = payableOption(new Headers(), fixture.value);
     expect(paymentRequired).toMatchObject({ x402Version: 1, error: fixture.value.error });
-    expect(option).toMatchObject({ x402Version: 1, amount: 10_000n, asset: SPEC.usdc, payTo: SPEC.payTo, network: SPEC.v1Network, maxTimeoutSeconds: 60, domain: { name: "USDC", version: "2" } });
+    expect(option).toMatchObject({
+      x402Version: 1,
+      amount: 10_000n,
+      asset: SPEC.usdc,
+      payTo: SPEC.payTo,
+      network: SPEC.v1Network,
+      maxTimeoutSeconds: 60,
+      domain: { name: "USDC", version: "2" },
+    });
     // The requirement is echoed back as the service sent it, `outputSchema: null` included.
     expect(option.requirements).toHaveProperty("outputSchema", null);
     expect(option.requirements).toHaveProperty("resource", SPEC.resource);
@@ -103,7 +119,10 @@ describe("exact EVM transfer methods (specs/schemes/exact/scheme_exact_evm.md §
     expect(option).toMatchObject({ amount: 10_000n, requirements: { extra: { assetTransferMethod: "eip3009" } } });
     const accepts = (v2Permit2BeforeEip3009.value as { accepts: Record<string, unknown>[] }).accepts;
     for (const method of ["permit2", "erc7710"]) {
-      const alone = readPaymentRequired(new Headers(), { x402Version: 2, accepts: [{ ...accepts[0], extra: { assetTransferMethod: method, name: "USDC", version: "2" } }] });
+      const alone = readPaymentRequired(new Headers(), {
+        x402Version: 2,
+        accepts: [{ ...accepts[0], extra: { assetTransferMethod: method, name: "USDC", version: "2" } }],
+      });
       expect(alone && selectPayableRequirement(alone, specPayer).ok, method).toBe(false);
     }
   });

@@ -6,7 +6,16 @@ import { encodePaymentResponseHeader } from "@x402/core/http";
 import { describe, expect, it } from "vitest";
 import { readPaymentRequired } from "@/lib/x402/payment-requirements";
 import { readSettlement } from "@/lib/x402/read-settlement";
-import { v1OnlyErrorCodes, v1PaymentFailedBody, v1SettlementFailure, v1SettlementSuccess, v2ErrorCodes, v2SettlementFailure, v2SettlementSuccess, v2SettlementWithAmount } from "./fixtures/settlement";
+import {
+  v1OnlyErrorCodes,
+  v1PaymentFailedBody,
+  v1SettlementFailure,
+  v1SettlementSuccess,
+  v2ErrorCodes,
+  v2SettlementFailure,
+  v2SettlementSuccess,
+  v2SettlementWithAmount,
+} from "./fixtures/settlement";
 import { SPEC } from "./fixtures/spec-fixture";
 
 describe.each([v2SettlementSuccess, v1SettlementSuccess])("$name ($source)", ({ value }) => {
@@ -57,7 +66,12 @@ describe(`${v2SettlementWithAmount.name} (${v2SettlementWithAmount.source})`, ()
 describe(`error reason codes (${v2ErrorCodes.source}; ${v1OnlyErrorCodes.source})`, () => {
   it.each([...v2ErrorCodes.value, ...v1OnlyErrorCodes.value])("keeps %s as a failed settlement's reason", (code) => {
     const header = encodePaymentResponseHeader({ success: false, errorReason: code, transaction: "", network: SPEC.network, payer: SPEC.payer } as never);
-    expect(readSettlement(new Headers({ "PAYMENT-RESPONSE": header }))).toEqual({ success: false, errorReason: code, network: SPEC.network, payer: SPEC.payer });
+    expect(readSettlement(new Headers({ "PAYMENT-RESPONSE": header }))).toEqual({
+      success: false,
+      errorReason: code,
+      network: SPEC.network,
+      payer: SPEC.payer,
+    });
   });
 });
 
@@ -67,7 +81,11 @@ describe(`${v1PaymentFailedBody.name} (${v1PaymentFailedBody.source})`, () => {
 
   it("reports the failed settlement from the header and the service's message from the body", () => {
     expect(readSettlement(headers)).toMatchObject({ success: false, errorReason: "insufficient_funds" });
-    expect(readPaymentRequired(headers, body)).toMatchObject({ x402Version: 1, error: "Payment failed: insufficient funds", accepts: [{ maxAmountRequired: "10000" }] });
+    expect(readPaymentRequired(headers, body)).toMatchObject({
+      x402Version: 1,
+      error: "Payment failed: insufficient funds",
+      accepts: [{ maxAmountRequired: "10000" }],
+    });
   });
 
   it("is no readable 402 in v2, where the failure comes with an empty `{}` body (specs/transports-v2/http.md §Settlement Response Delivery)", () => {

@@ -24,8 +24,7 @@ afterAll(async () => {
   await Promise.all([browser?.close(), server?.stop()]);
 });
 
-const chatRequest = (url: string, body: string) =>
-  fetch(`${url}/api/chat`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+const chatRequest = (url: string, body: string) => fetch(`${url}/api/chat`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
 
 /**
  * Spends the window's allowance until the server itself answers 429 with at least 2 s left in

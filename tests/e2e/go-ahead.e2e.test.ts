@@ -86,8 +86,19 @@ describe("decisions the page asks of the person", () => {
       const refused = "Weather Now refused the payment at verification: it says the signature is invalid (invalid_exact_evm_signature).";
       const second = streamResponse([
         { type: "payment", payment: { id, status: "verifying" } },
-        { type: "payment", payment: { id, status: "pending", expiresAt, message: `${refused} Your signature stays usable until then and nothing can be spent with it after that.` } },
-        { type: "payment", payment: { id, status: "failed", reason: "payment-failed", message: `${refused} The authorization expired unused, so nothing was spent.` } },
+        {
+          type: "payment",
+          payment: {
+            id,
+            status: "pending",
+            expiresAt,
+            message: `${refused} Your signature stays usable until then and nothing can be spent with it after that.`,
+          },
+        },
+        {
+          type: "payment",
+          payment: { id, status: "failed", reason: "payment-failed", message: `${refused} The authorization expired unused, so nothing was spent.` },
+        },
         ...textEvents("The payment did not go through; nothing was spent."),
         finishEvent({ finishReason: "payment-failed", txHash: null, payments: [{ id, status: "failed", txHash: null, reason: "payment-failed" }] }),
       ]);
@@ -95,7 +106,10 @@ describe("decisions the page asks of the person", () => {
       second.chunks[2]!.delayMs = 4_000;
       await installFakeChat(page, [
         streamResponse([
-          { type: "payment", payment: { id, status: "awaiting-approval", ...quoteFor(chainId), approval, message: "Approve 0.01 USDC to Weather Now in your wallet." } },
+          {
+            type: "payment",
+            payment: { id, status: "awaiting-approval", ...quoteFor(chainId), approval, message: "Approve 0.01 USDC to Weather Now in your wallet." },
+          },
           ...textEvents("\n\nApprove the payment of 0.01 USDC in your wallet to continue; it expires in a few minutes."),
           finishEvent({ finishReason: "stop", txHash: null, payments: [], pendingApproval: { id, approval } }),
         ]),
@@ -150,7 +164,15 @@ describe("decisions the page asks of the person", () => {
       const issuedAt = new Date().toISOString();
       const signIn: SignInRequest = {
         message: `127.0.0.1:4021 wants you to sign in with your Ethereum account:\n${userAddress}\n\nURI: http://127.0.0.1:4021/weather\nVersion: 1\nChain ID: ${chainId}\nNonce: abcdef0123456789\nIssued At: ${issuedAt}`,
-        challenge: { domain: "127.0.0.1:4021", uri: "http://127.0.0.1:4021/weather", version: "1", nonce: "abcdef0123456789", issuedAt, chainId: `eip155:${chainId}`, type: "eip191" },
+        challenge: {
+          domain: "127.0.0.1:4021",
+          uri: "http://127.0.0.1:4021/weather",
+          version: "1",
+          nonce: "abcdef0123456789",
+          issuedAt,
+          chainId: `eip155:${chainId}`,
+          type: "eip191",
+        },
         expiresAt: Math.floor(Date.now() / 1000) + 300,
         binding: "ab".repeat(32),
       };
@@ -159,7 +181,11 @@ describe("decisions the page asks of the person", () => {
           { type: "payment", payment: { id: "pay_weather_1", status: "awaiting-approval", ...quoteFor(chainId), approval, signIn } },
           finishEvent({ finishReason: "stop", txHash: null, payments: [], pendingApproval: { id: "pay_weather_1", approval } }),
         ]),
-        streamResponse([{ type: "payment", payment: { id: "pay_weather_1", status: "delivered", access: "sign-in-with-x" } }, ...textEvents("Served again."), finishEvent({ finishReason: "stop", txHash: null, payments: [] })]),
+        streamResponse([
+          { type: "payment", payment: { id: "pay_weather_1", status: "delivered", access: "sign-in-with-x" } },
+          ...textEvents("Served again."),
+          finishEvent({ finishReason: "stop", txHash: null, payments: [] }),
+        ]),
       ]);
       await gotoChat(page, baseUrl);
       await page.getByTestId("connect-local-wallet").click();
@@ -183,7 +209,12 @@ describe("decisions the page asks of the person", () => {
         request: { url: string; method: string };
         binding: string;
       };
-      expect(header).toMatchObject({ challenge: signIn.challenge, address: userAddress, request: { url: approval.resource, method: "GET" }, binding: signIn.binding });
+      expect(header).toMatchObject({
+        challenge: signIn.challenge,
+        address: userAddress,
+        request: { url: approval.resource, method: "GET" },
+        binding: signIn.binding,
+      });
       // The demo wallet signed exactly the service's message: a signature, not a payment.
       expect(await verifyMessage({ address: userAddress as `0x${string}`, message: signIn.message, signature: header.signature })).toBe(true);
     } finally {

@@ -18,7 +18,13 @@ const SESSION_SECRET = "an-e2e-session-secret-of-at-least-32-characters";
 let server: AppServer;
 
 beforeAll(async () => {
-  server = await startAppServer({ X402_NETWORK: "local", DEVNET_FILE: devnetFile, RATE_LIMIT_REQUESTS: "1000", SESSION_SECRET, AGENT_WALLET_ACCESS: "authenticated" });
+  server = await startAppServer({
+    X402_NETWORK: "local",
+    DEVNET_FILE: devnetFile,
+    RATE_LIMIT_REQUESTS: "1000",
+    SESSION_SECRET,
+    AGENT_WALLET_ACCESS: "authenticated",
+  });
 });
 afterAll(async () => {
   await server?.stop();
@@ -31,7 +37,13 @@ function send(path: string, options: { method?: string; headers?: Record<string,
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: options.method ?? "GET", headers: { ...options.headers, ...(options.body ? { "content-length": Buffer.byteLength(options.body) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: options.method ?? "GET",
+        headers: { ...options.headers, ...(options.body ? { "content-length": Buffer.byteLength(options.body) } : {}) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -55,7 +55,24 @@ const WEATHER_PRICE = usdcUnits("0.01");
 const SLOW_PRICE = usdcUnits("0.04");
 const CAP_RUNS = 5;
 /** More than one request per city would be one intent; these are 16 different purchases. */
-const CITIES = ["Tokyo", "Lisbon", "Oslo", "Nairobi", "Lima", "Hanoi", "Dakar", "Quito", "Riga", "Tunis", "Porto", "Kyoto", "Cairo", "Seoul", "Vienna", "Dublin"];
+const CITIES = [
+  "Tokyo",
+  "Lisbon",
+  "Oslo",
+  "Nairobi",
+  "Lima",
+  "Hanoi",
+  "Dakar",
+  "Quito",
+  "Riga",
+  "Tunis",
+  "Porto",
+  "Kyoto",
+  "Cairo",
+  "Seoul",
+  "Vienna",
+  "Dublin",
+];
 
 // No cache: a block number read before a run must be the chain's head at that moment (viem caches it 4 s by default).
 const chain = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
@@ -181,7 +198,12 @@ async function chat(server: AppServer, content: string, options: ChatOptions): P
   const outcome: ChatOutcome = { server: server.url, status: 0, headers: new Headers(), payments: [], text: "" };
   let response: Response;
   try {
-    response = await fetch(`${server.url}/api/chat`, { method: "POST", headers, body: userMessage(content), signal: AbortSignal.timeout(options.timeoutMs ?? 90_000) });
+    response = await fetch(`${server.url}/api/chat`, {
+      method: "POST",
+      headers,
+      body: userMessage(content),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 90_000),
+    });
   } catch (error) {
     return { ...outcome, cut: `no response: ${String(error)}` };
   }
@@ -233,11 +255,15 @@ function mentionedHashes(outcome: ChatOutcome): Set<string> {
 }
 
 function describeOutcome(outcome: ChatOutcome): string {
-  if (outcome.status !== 200) return `${outcome.status} ${outcome.problem?.code ?? ""} ${outcome.cut ?? ""} retry-after=${outcome.headers.get("retry-after")}`.trim();
+  if (outcome.status !== 200)
+    return `${outcome.status} ${outcome.problem?.code ?? ""} ${outcome.cut ?? ""} retry-after=${outcome.headers.get("retry-after")}`.trim();
   const steps = outcome.payments.filter((payment) => !payment.id.startsWith("disc_"));
   const last = steps.at(-1);
   // Why a payment failed or was left undecided, in the server's words.
-  const why = last && (last.status === "failed" || last.status === "pending") && outcome.finish?.finishReason !== "limit-exceeded" ? ` (${last.message ?? last.reason ?? ""})` : "";
+  const why =
+    last && (last.status === "failed" || last.status === "pending") && outcome.finish?.finishReason !== "limit-exceeded"
+      ? ` (${last.message ?? last.reason ?? ""})`
+      : "";
   // With no payment step, what the client was told is in the text.
   const said = steps.length === 0 && outcome.text ? ` “${outcome.text.slice(0, 240)}”` : "";
   return `200 ${outcome.finish?.finishReason ?? "(no d:)"} [${steps.map((payment) => payment.status).join(">")}]${why}${said}${outcome.cut ? ` cut: ${outcome.cut}` : ""}`;
@@ -268,7 +294,10 @@ async function readJournal(server: AppServer): Promise<Journal> {
   let daily: Journal["daily"] | undefined;
   for (let page = 0; page < 20; page += 1) {
     const query = new URLSearchParams({ limit: "200", ...(before ? { before } : {}) });
-    const response = await fetch(`${server.url}/api/payments?${query}`, { headers: { authorization: `Bearer ${adminToken}` }, signal: AbortSignal.timeout(15_000) });
+    const response = await fetch(`${server.url}/api/payments?${query}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+      signal: AbortSignal.timeout(15_000),
+    });
     expect(response.status, `GET /api/payments with ADMIN_TOKEN answered ${response.status}`).toBe(200);
     const body = (await response.json()) as { payer: string; payments: PaymentRow[]; nextCursor: string | null; daily: Journal["daily"] };
     expect(body.payer.toLowerCase()).toBe(agentAddress.toLowerCase());
@@ -288,7 +317,10 @@ async function reconcileUntilSettled(server: AppServer, timeoutMs = 90_000): Pro
   const reports: ReconcileReport[] = [];
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const response = await fetch(`${server.url}/api/cron/reconcile`, { headers: { authorization: `Bearer ${CRON_SECRET}` }, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${server.url}/api/cron/reconcile`, {
+      headers: { authorization: `Bearer ${CRON_SECRET}` },
+      signal: AbortSignal.timeout(30_000),
+    });
     expect(response.status, "GET /api/cron/reconcile with CRON_SECRET").toBe(200);
     const report = (await response.json()) as ReconcileReport;
     reports.push(report);
@@ -306,7 +338,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * wallet since `afterBlock`, each once, with its hash and amount; nothing is left undecided;
  * no failed payment carries a hash of money that moved; and `daily.spent` is `expectedSpent`.
  */
-async function expectJournalEqualsChain(server: AppServer, afterBlock: bigint, expectedSpent: (moved: bigint) => bigint): Promise<{ moved: bigint; journal: Journal }> {
+async function expectJournalEqualsChain(
+  server: AppServer,
+  afterBlock: bigint,
+  expectedSpent: (moved: bigint) => bigint,
+): Promise<{ moved: bigint; journal: Journal }> {
   const reports = await reconcileUntilSettled(server);
   const [journal, transfers] = await Promise.all([readJournal(server), transfersOut(afterBlock)]);
   const problems: string[] = [];
@@ -330,27 +366,48 @@ async function expectJournalEqualsChain(server: AppServer, afterBlock: bigint, e
   for (const [hash, value] of onChain) {
     const payment = journaled.get(hash);
     if (!payment) problems.push(`the chain shows ${formatUsdc(value)} USDC moved in ${hash}, which the journal does not show settled`);
-    else if (payment.amount === null || usdcUnits(payment.amount) !== value) problems.push(`journal payment ${payment.id} says ${payment.amount} USDC, the chain moved ${formatUsdc(value)} in ${hash}`);
+    else if (payment.amount === null || usdcUnits(payment.amount) !== value)
+      problems.push(`journal payment ${payment.id} says ${payment.amount} USDC, the chain moved ${formatUsdc(value)} in ${hash}`);
   }
   for (const [hash, payment] of journaled) {
-    if (!onChain.has(hash)) problems.push(`journal payment ${payment.id} is ${payment.status} with ${hash}, which moved no agent-wallet USDC on chain since this group began`);
+    if (!onChain.has(hash))
+      problems.push(`journal payment ${payment.id} is ${payment.status} with ${hash}, which moved no agent-wallet USDC on chain since this group began`);
   }
   for (const payment of journal.payments) {
-    if (!["confirmed", "delivered", "failed"].includes(payment.status)) problems.push(`journal payment ${payment.id} is still ${payment.status} after the reconciler ran`);
-    if (payment.status === "failed" && payment.txHash && onChain.has(payment.txHash.toLowerCase())) problems.push(`journal payment ${payment.id} is failed, but its transaction ${payment.txHash} moved money`);
+    if (!["confirmed", "delivered", "failed"].includes(payment.status))
+      problems.push(`journal payment ${payment.id} is still ${payment.status} after the reconciler ran`);
+    if (payment.status === "failed" && payment.txHash && onChain.has(payment.txHash.toLowerCase()))
+      problems.push(`journal payment ${payment.id} is failed, but its transaction ${payment.txHash} moved money`);
   }
   const moved = sum([...onChain.values()]);
   const summary = `chain: ${onChain.size} transfers, ${formatUsdc(moved)} USDC; journal: ${journal.payments.length} payments, ${settled.length} settled; daily ${JSON.stringify(journal.daily)}; reconciler runs ${JSON.stringify(reports)}`;
   expect(problems, summary).toEqual([]);
-  expect(usdcUnits(journal.daily.spent), `daily.spent is ${journal.daily.spent} USDC; expected ${formatUsdc(expectedSpent(moved))} (${summary})`).toBe(expectedSpent(moved));
+  expect(usdcUnits(journal.daily.spent), `daily.spent is ${journal.daily.spent} USDC; expected ${formatUsdc(expectedSpent(moved))} (${summary})`).toBe(
+    expectedSpent(moved),
+  );
   // Nothing is left held once every payment is decided (a crash's reservation is released by the reconciler).
-  expect.soft(usdcUnits(journal.daily.reserved), `daily.reserved is ${journal.daily.reserved} USDC after the reconciler decided every payment (${summary})`).toBe(0n);
+  expect
+    .soft(usdcUnits(journal.daily.reserved), `daily.reserved is ${journal.daily.reserved} USDC after the reconciler decided every payment (${summary})`)
+    .toBe(0n);
   return { moved, journal };
 }
 
 /** A new API key in the servers' database, made with the operator's own command (`npm run api-keys`). */
 async function createApiKey(databaseUrl: string, name: string, budget: { perPayment: string; perRequest: string; daily: string }): Promise<string> {
-  const args = [path.join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/api-keys.ts", "create", "--name", name, "--per-payment", budget.perPayment, "--per-request", budget.perRequest, "--daily", budget.daily];
+  const args = [
+    path.join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs"),
+    "--conditions=react-server",
+    "scripts/api-keys.ts",
+    "create",
+    "--name",
+    name,
+    "--per-payment",
+    budget.perPayment,
+    "--per-request",
+    budget.perRequest,
+    "--daily",
+    budget.daily,
+  ];
   const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 });
   const token = /x402k_[0-9a-f]{16}_[A-Za-z0-9_-]{43}/.exec(stdout)?.[0];
   if (!token) throw new Error(`npm run api-keys -- create printed no token:\n${stdout}`);
@@ -432,11 +489,22 @@ describe("group A: three instances, open access, AGENT_WALLET_DAILY_CAP=0.05", (
     } finally {
       await database.end();
     }
-    const table = runs.map((run) => `run ${run.run}: ${run.completed} completed, ${formatUsdc(run.moved)} USDC moved, stream hashes ${run.hashesMatch ? "=" : "≠"} chain; ${run.outcomes.join(" | ")}`).join("\n");
+    const table = runs
+      .map(
+        (run) =>
+          `run ${run.run}: ${run.completed} completed, ${formatUsdc(run.moved)} USDC moved, stream hashes ${run.hashesMatch ? "=" : "≠"} chain; ${run.outcomes.join(" | ")}`,
+      )
+      .join("\n");
     const maxPaid = Number(usdcUnits(CAP) / WEATHER_PRICE);
     for (const run of runs) {
-      expect(run.completed, `run ${run.run}: ${run.completed} purchases completed under a cap of ${CAP} USDC (at most ${maxPaid})\n${table}`).toBeLessThanOrEqual(maxPaid);
-      expect(run.moved, `run ${run.run}: the chain moved ${formatUsdc(run.moved)} USDC for ${run.completed} completed purchases of ${formatUsdc(WEATHER_PRICE)}\n${table}`).toBe(BigInt(run.completed) * WEATHER_PRICE);
+      expect(
+        run.completed,
+        `run ${run.run}: ${run.completed} purchases completed under a cap of ${CAP} USDC (at most ${maxPaid})\n${table}`,
+      ).toBeLessThanOrEqual(maxPaid);
+      expect(
+        run.moved,
+        `run ${run.run}: the chain moved ${formatUsdc(run.moved)} USDC for ${run.completed} completed purchases of ${formatUsdc(WEATHER_PRICE)}\n${table}`,
+      ).toBe(BigInt(run.completed) * WEATHER_PRICE);
       expect(run.hashesMatch, `run ${run.run}: the settlements the streams reported are not the transfers the chain shows\n${table}`).toBe(true);
       expect(run.moved, `run ${run.run}: ${formatUsdc(run.moved)} USDC moved, over the cap\n${table}`).toBeLessThanOrEqual(usdcUnits(CAP));
     }
@@ -485,8 +553,13 @@ describe("group B: two instances, AGENT_WALLET_ACCESS=authenticated, API keys", 
     const table = runs.map((run) => `run ${run.run}: ${run.completed} completed, ${formatUsdc(run.moved)} USDC moved; ${run.outcomes.join(" | ")}`).join("\n");
     const maxPaid = Number(budget / WEATHER_PRICE);
     for (const run of runs) {
-      expect(run.completed, `run ${run.run}: ${run.completed} purchases completed on a key whose daily budget is ${formatUsdc(budget)} USDC\n${table}`).toBeLessThanOrEqual(maxPaid);
-      expect(run.moved, `run ${run.run}: the chain moved ${formatUsdc(run.moved)} USDC for ${run.completed} completed purchases\n${table}`).toBe(BigInt(run.completed) * WEATHER_PRICE);
+      expect(
+        run.completed,
+        `run ${run.run}: ${run.completed} purchases completed on a key whose daily budget is ${formatUsdc(budget)} USDC\n${table}`,
+      ).toBeLessThanOrEqual(maxPaid);
+      expect(run.moved, `run ${run.run}: the chain moved ${formatUsdc(run.moved)} USDC for ${run.completed} completed purchases\n${table}`).toBe(
+        BigInt(run.completed) * WEATHER_PRICE,
+      );
       expect(run.hashesMatch, `run ${run.run}: the streams' settlements are not the chain's transfers\n${table}`).toBe(true);
     }
     expect(Math.max(...runs.map((run) => run.completed)), `no run used the whole budget\n${table}`).toBe(maxPaid);
@@ -508,7 +581,9 @@ describe("group B: two instances, AGENT_WALLET_ACCESS=authenticated, API keys", 
         expect(outcome.problem?.code, told).toBe("conflict:in_progress");
         expect(outcome.headers.get("content-type"), told).toMatch(/^application\/problem\+json/);
         const retryAfter = outcome.headers.get("retry-after");
-        expect.soft(retryAfter ?? "(no Retry-After header)", `409 for a request still running should say when to retry (Retry-After): ${told}`).toMatch(/^\d+$/);
+        expect
+          .soft(retryAfter ?? "(no Retry-After header)", `409 for a request still running should say when to retry (Retry-After): ${told}`)
+          .toMatch(/^\d+$/);
         if (retryAfter) expect.soft(Number(retryAfter), told).toBeLessThanOrEqual(MAX_RETRY_AFTER_SECONDS);
       }
       for (const outcome of ran) expect(outcome.finish, `a 200 ends with d: ${told}`).toBeDefined();
@@ -524,7 +599,10 @@ describe("group B: two instances, AGENT_WALLET_ACCESS=authenticated, API keys", 
       const again = await chat(servers[round % 2] as AppServer, content, { idempotencyKey: key, token: opsToken });
       const paid = new Set(ran.flatMap((outcome) => [...settledHashes(outcome)]));
       expect(again.status, `the retry after the end: ${describeOutcome(again)}`).toBe(200);
-      expect([...mentionedHashes(again)].filter((hash) => paid.has(hash)), `the retry after the end names the recorded payment: ${describeOutcome(again)}; ${told}`).toHaveLength(1);
+      expect(
+        [...mentionedHashes(again)].filter((hash) => paid.has(hash)),
+        `the retry after the end names the recorded payment: ${describeOutcome(again)}; ${told}`,
+      ).toHaveLength(1);
       expect(before - (await balance()), `the retry after the end paid again: ${describeOutcome(again)}`).toBe(WEATHER_PRICE);
     }
   }, 240_000);
@@ -589,8 +667,15 @@ describe("group B: two instances, AGENT_WALLET_ACCESS=authenticated, API keys", 
         }
         const log = attempts.join("\n");
         // Every 409 says when to come back: the seconds until the dead holder's claim lapses.
-        expect.soft(retryAfters.filter((value) => value === null || !/^\d+$/.test(value)), `409 after the holder died must carry Retry-After (seconds until its claim lapses):\n${log}`).toEqual([]);
-        expect.soft(Math.max(0, ...retryAfters.map(Number).filter(Number.isFinite)), `Retry-After is longer than the deadline and a few seconds:\n${log}`).toBeLessThanOrEqual(MAX_RETRY_AFTER_SECONDS);
+        expect
+          .soft(
+            retryAfters.filter((value) => value === null || !/^\d+$/.test(value)),
+            `409 after the holder died must carry Retry-After (seconds until its claim lapses):\n${log}`,
+          )
+          .toEqual([]);
+        expect
+          .soft(Math.max(0, ...retryAfters.map(Number).filter(Number.isFinite)), `Retry-After is longer than the deadline and a few seconds:\n${log}`)
+          .toBeLessThanOrEqual(MAX_RETRY_AFTER_SECONDS);
         expect(retry.status, `the retry never ran (bounded at 75 s):\n${log}`).toBe(200);
         expect(retry.finish, `the retry's stream ends with d:\n${log}`).toBeDefined();
 
@@ -605,7 +690,9 @@ describe("group B: two instances, AGENT_WALLET_ACCESS=authenticated, API keys", 
         expect(sum(transfers.map((transfer) => transfer.value)), story).toBe(moved);
         // The client is told what happened: a payment that moved is named by its hash in the retry.
         if (transfers.length === 1) {
-          expect([...mentionedHashes(retry)], `money moved (${transfers[0]?.txHash}) but the retry does not name its transaction: ${story}`).toContain(transfers[0]?.txHash);
+          expect([...mentionedHashes(retry)], `money moved (${transfers[0]?.txHash}) but the retry does not name its transaction: ${story}`).toContain(
+            transfers[0]?.txHash,
+          );
         } else {
           expect([...settledHashes(retry)], `nothing moved, yet the retry reports a settlement: ${story}`).toEqual([]);
         }

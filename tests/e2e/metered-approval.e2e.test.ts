@@ -66,7 +66,15 @@ function payment(status: PaymentEvent["status"], fields: Partial<PaymentEvent> =
 function meteredApproval(): ApprovalRequest {
   const now = Math.floor(Date.now() / 1000);
   const network = `eip155:${chainId}`;
-  const requirements = { scheme: "upto", network, amount: "100000", asset: usdc, payTo: PAY_TO, maxTimeoutSeconds: 120, extra: { name: "USD Coin", version: "2", facilitatorAddress: PAY_TO } };
+  const requirements = {
+    scheme: "upto",
+    network,
+    amount: "100000",
+    asset: usdc,
+    payTo: PAY_TO,
+    maxTimeoutSeconds: 120,
+    extra: { name: "USD Coin", version: "2", facilitatorAddress: PAY_TO },
+  };
   const option = {
     x402Version: 2 as const,
     requirements,
@@ -109,14 +117,23 @@ describe("a metered approval with my wallet (scripted stream)", () => {
         streamResponse([
           payment("quoted", quote),
           payment("awaiting-approval", { ...quote, approval }),
-          finishEvent({ finishReason: "stop", txHash: null, payments: [{ id: "pay_rows_1", status: "awaiting-approval", txHash: null }], pendingApproval: { id: "pay_rows_1", approval } }),
+          finishEvent({
+            finishReason: "stop",
+            txHash: null,
+            payments: [{ id: "pay_rows_1", status: "awaiting-approval", txHash: null }],
+            pendingApproval: { id: "pay_rows_1", approval },
+          }),
         ]),
         streamResponse([
           payment("verifying"),
           payment("confirmed", { txHash: TX_HASH, amount: "0.0015", ceiling: "0.1" }),
           payment("delivered", { amount: "0.0015", ceiling: "0.1" }),
           ...textEvents("Three rows of sales."),
-          finishEvent({ finishReason: "payment-complete", txHash: TX_HASH, payments: [{ id: "pay_rows_1", status: "delivered", txHash: TX_HASH, amount: "0.0015", ceiling: "0.1" }] }),
+          finishEvent({
+            finishReason: "payment-complete",
+            txHash: TX_HASH,
+            payments: [{ id: "pay_rows_1", status: "delivered", txHash: TX_HASH, amount: "0.0015", ceiling: "0.1" }],
+          }),
         ]),
       ]);
       await openMeteredCard(page);
@@ -167,7 +184,12 @@ describe("a metered approval with my wallet (scripted stream)", () => {
         streamResponse([
           payment("quoted", quote),
           payment("awaiting-approval", { ...quote, approval }),
-          finishEvent({ finishReason: "stop", txHash: null, payments: [{ id: "pay_rows_1", status: "awaiting-approval", txHash: null }], pendingApproval: { id: "pay_rows_1", approval } }),
+          finishEvent({
+            finishReason: "stop",
+            txHash: null,
+            payments: [{ id: "pay_rows_1", status: "awaiting-approval", txHash: null }],
+            pendingApproval: { id: "pay_rows_1", approval },
+          }),
         ]),
       ]);
       await openMeteredCard(page);
@@ -183,7 +205,9 @@ describe("a metered approval with my wallet (scripted stream)", () => {
       expect(await allow.isDisabled()).toBe(true);
 
       await input.fill("2.5");
-      await expect.poll(() => words.innerText()).toContain("Permit2 may move up to 2.5 USDC from this wallet, for any app whose Permit2 signature you give, until you change it.");
+      await expect
+        .poll(() => words.innerText())
+        .toContain("Permit2 may move up to 2.5 USDC from this wallet, for any app whose Permit2 signature you give, until you change it.");
       expect(await allow.innerText()).toBe("Allow Permit2 2.5 USDC");
       await screenshot(page, "metered-approval-allowance");
       await allow.click();

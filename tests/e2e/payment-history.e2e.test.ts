@@ -18,7 +18,12 @@ import "./support/context";
 const { baseUrl, userAddress, agentAddress, adminToken } = inject("e2e");
 let browser: Browser;
 
-type History = { payer: string; payments: Record<string, string | null>[]; nextCursor: string | null; daily: { spent: string; reserved: string; limit: string } };
+type History = {
+  payer: string;
+  payments: Record<string, string | null>[];
+  nextCursor: string | null;
+  daily: { spent: string; reserved: string; limit: string };
+};
 
 beforeAll(async () => {
   browser = await launchBrowser();

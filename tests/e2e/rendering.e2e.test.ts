@@ -58,7 +58,14 @@ function agentPurchaseScript(options: { pauseAfterFirstSentence?: boolean } = {}
         id: "discovery_1",
         status: "discovered",
         services: [
-          { name: "Weather Now", resource: quote.resource, price: "0.01", description: "Current weather", x402Version: 2, usage: "GET ?city=<string, required, e.g. Lisbon: City name>" },
+          {
+            name: "Weather Now",
+            resource: quote.resource,
+            price: "0.01",
+            description: "Current weather",
+            x402Version: 2,
+            usage: "GET ?city=<string, required, e.g. Lisbon: City name>",
+          },
           { name: "Premium Report", resource: "http://127.0.0.1:4022/report", price: "5", x402Version: 2 },
         ],
       },
@@ -173,7 +180,12 @@ describe("chat page rendering (scripted streams)", () => {
           ...textEvents("This costs 0.01 USDC. Approve it to continue."),
           payment("quoted", quote),
           payment("awaiting-approval", { ...quote, approval }),
-          finishEvent({ finishReason: "stop", txHash: null, payments: [{ id: "pay_weather_1", status: "awaiting-approval", txHash: null }], pendingApproval: { id: "pay_weather_1", approval } }),
+          finishEvent({
+            finishReason: "stop",
+            txHash: null,
+            payments: [{ id: "pay_weather_1", status: "awaiting-approval", txHash: null }],
+            pendingApproval: { id: "pay_weather_1", approval },
+          }),
         ]),
         streamResponse([
           payment("signing"),

@@ -182,7 +182,10 @@ describe("result cards in the payment history", () => {
         await other.page.getByTestId("connect-local-wallet").click();
         await other.page.getByTestId("wallet-connected").waitFor();
         await other.page.getByTestId("sign-in").click();
-        await other.page.getByTestId("signed-in").getAttribute("data-address").then((address) => expect(address).toBe(userAddress));
+        await other.page
+          .getByTestId("signed-in")
+          .getAttribute("data-address")
+          .then((address) => expect(address).toBe(userAddress));
         const otherRow = other.page.locator(`[data-testid="payment-row"][data-payment-id="${paymentId}"]`);
         await otherRow.getByTestId("payment-details-toggle").click();
         const details = other.page.getByTestId("payment-details");

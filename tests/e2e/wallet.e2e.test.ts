@@ -32,7 +32,16 @@ describe("wallet", () => {
     const text = await response.text();
     const body = JSON.parse(text) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(["caip2", "chainId", "demoUser", "explorerUrl", "label", "network", "rpcUrl", "usdc"]);
-    expect(body).toMatchObject({ network: "local", label: "Local devnet", chainId, caip2: `eip155:${chainId}`, usdc, explorerUrl: null, rpcUrl, demoUser: { address: userAddress } });
+    expect(body).toMatchObject({
+      network: "local",
+      label: "Local devnet",
+      chainId,
+      caip2: `eip155:${chainId}`,
+      usdc,
+      explorerUrl: null,
+      rpcUrl,
+      demoUser: { address: userAddress },
+    });
     // Nothing shaped like a private key (32 bytes of hex), nor the word.
     expect(text).not.toMatch(/0x[0-9a-fA-F]{64}/);
     expect(text.toLowerCase()).not.toContain("privatekey");

@@ -154,7 +154,9 @@ describe("50 parallel requests over two keys, on the database ledger", () => {
     const merchant = harness.devnet.accounts.merchant.address as `0x${string}`;
     const before = await Promise.all([harness.usdcBalance(agent), harness.usdcBalance(merchant)]);
 
-    const results = await Promise.all(Array.from({ length: 50 }, (_, index) => harness.chat(weather(`City ${index}`), keyed(index % 2 === 0 ? a.token : b.token))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => harness.chat(weather(`City ${index}`), keyed(index % 2 === 0 ? a.token : b.token))),
+    );
     expect(results.map((result) => result.response.status)).toEqual(Array(50).fill(200));
     const paid = (parity: number) => results.filter((result, index) => index % 2 === parity && result.finish?.finishReason === "payment-complete").length;
     const refusedOnly = results.every((result) => ["payment-complete", "limit-exceeded"].includes(result.finish?.finishReason ?? ""));

@@ -30,11 +30,18 @@ const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0
 let calls = 0;
 const model = new MockLanguageModelV4({
   doStream: async ({ prompt }) => {
-    const userText = prompt.flatMap((message) => (message.role === "user" ? message.content.map((part) => (part.type === "text" ? part.text : "")) : [])).join(" ");
+    const userText = prompt
+      .flatMap((message) => (message.role === "user" ? message.content.map((part) => (part.type === "text" ? part.text : "")) : []))
+      .join(" ");
     const url = userText.match(/https?:\/\/\S+/)?.[0];
     const parts: LanguageModelV4StreamPart[] =
       prompt.some((message) => message.role === "tool") || !url
-        ? [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Done." }, { type: "text-end", id: "t" }, { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage }]
+        ? [
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Done." },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+          ]
         : [
             { type: "tool-call", toolCallId: `call-${(calls += 1)}`, toolName: "call_paid_service", input: JSON.stringify({ url, method: "GET" }) },
             { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
@@ -50,9 +57,16 @@ let question: { messages: { role: string; content: string }[]; walletAddress: `0
 
 beforeAll(async () => {
   hostile = await startHostileService({
-    [PATH]: { accepts: (world) => [exactUsdcOption(world, { amount: PRICE.toString(), payTo: PAYEE })], extensions: declared, answer: () => ({ data: "catalogued" }) },
+    [PATH]: {
+      accepts: (world) => [exactUsdcOption(world, { amount: PRICE.toString(), payTo: PAYEE })],
+      extensions: declared,
+      answer: () => ({ data: "catalogued" }),
+    },
   });
-  harness = await startChatHarness({ baseModel: { model, modelId: "scripted-approval", isDemo: false }, env: { OUTBOUND_ALLOWLIST: `127.0.0.1:${hostile.port}` } });
+  harness = await startChatHarness({
+    baseModel: { model, modelId: "scripted-approval", isDemo: false },
+    env: { OUTBOUND_ALLOWLIST: `127.0.0.1:${hostile.port}` },
+  });
   hostile.configure(hostileWorldOf(harness.devnet, harness.devnet));
   user = harness.devnet.accounts.user.address as `0x${string}`;
   question = { messages: [{ role: "user", content: `Get the data at ${hostile.url(PATH)}` }], walletAddress: user };
@@ -112,7 +126,14 @@ describe("the user's wallet pays a service whose 402 declares extensions", () =>
     const before = await harness.usdcBalance(user);
     const sentBefore = hostile.payloads.length;
     const tampered = [
-      reencode(header, (payload) => void (payload.extensions = { ...payload.extensions, bazaar: { ...bazaarGet.value, info: { input: { type: "http", method: "GET", queryParams: { city: "Porto" } } } } })),
+      reencode(
+        header,
+        (payload) =>
+          void (payload.extensions = {
+            ...payload.extensions,
+            bazaar: { ...bazaarGet.value, info: { input: { type: "http", method: "GET", queryParams: { city: "Porto" } } } },
+          }),
+      ),
       reencode(header, (payload) => void delete payload.extensions),
       reencode(header, (payload) => void (payload.extensions = { ...payload.extensions, extra: { info: {} } })),
       // What the service is told about itself is bound as well.

@@ -17,7 +17,16 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Network, PaymentRequirements } from "@x402/core/types";
-import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, claimBatchTypes, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, refundTypes, toClientEvmSigner, voucherTypes, type ChannelConfig } from "@x402/evm";
+import {
+  BATCH_SETTLEMENT_ADDRESS,
+  BATCH_SETTLEMENT_DOMAIN,
+  claimBatchTypes,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  refundTypes,
+  toClientEvmSigner,
+  voucherTypes,
+  type ChannelConfig,
+} from "@x402/evm";
 import { BatchSettlementEvmScheme, computeChannelId, InMemoryClientChannelStorage, signVoucher } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import {
@@ -75,8 +84,14 @@ const named = (name: string): Service => {
 const exampleUrl = (service: Service) => service.example?.url ?? service.url;
 const payeeOf = (service: Service) => getAddress(service.payTo ?? devnet.accounts.merchant.address);
 const usdcBalance = (address: Address) => chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address] });
-const channelState = async (channelId: Hex) => (await chain.readContract({ address: contract, abi, functionName: "channels", args: [channelId] })) as readonly [bigint, bigint];
-const localChain = () => ({ id: devnet.chainId, name: "devnet", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [devnet.rpcUrl] } } });
+const channelState = async (channelId: Hex) =>
+  (await chain.readContract({ address: contract, abi, functionName: "channels", args: [channelId] })) as readonly [bigint, bigint];
+const localChain = () => ({
+  id: devnet.chainId,
+  name: "devnet",
+  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+  rpcUrls: { default: { http: [devnet.rpcUrl] } },
+});
 
 /** The official batch-settlement client for a funded wallet: its scheme (to refund, to name its channel) and a paying fetch. */
 function officialChannelClient(privateKey: Hex, underlying: typeof fetch = fetch) {
@@ -89,7 +104,10 @@ function officialChannelClient(privateKey: Hex, underlying: typeof fetch = fetch
 }
 
 /** The channel a client opens with a service: the service's own terms plus the client's payer and salt. */
-async function channelOf(scheme: BatchSettlementEvmScheme, service: Service): Promise<{ config: ChannelConfig; requirements: PaymentRequirements; channelId: Hex }> {
+async function channelOf(
+  scheme: BatchSettlementEvmScheme,
+  service: Service,
+): Promise<{ config: ChannelConfig; requirements: PaymentRequirements; channelId: Hex }> {
   const response = await fetch(exampleUrl(service));
   await response.body?.cancel();
   const [requirements] = decodePaymentRequiredHeader(response.headers.get("payment-required") ?? "").accepts;
@@ -139,75 +157,90 @@ describe("the batch-settlement contracts on the local chain", () => {
     const claimDigest = await chain.readContract({ address: contract, abi, functionName: "getClaimBatchDigest", args: [claimRows.map(({ row }) => row)] });
     const entries = claimRows.map(({ channelId, row }) => ({ channelId, maxClaimableAmount: row.voucher.maxClaimableAmount, totalClaimed: row.totalClaimed }));
     expect(claimDigest).toBe(hashTypedData({ domain, types: claimBatchTypes, primaryType: "ClaimBatch", message: { claims: entries } }));
-    expect(await chain.readContract({ address: contract, abi, functionName: "domainSeparator" })).toBe(hashDomain({ domain: { ...domain, chainId: BigInt(devnet.chainId) }, types: { EIP712Domain: EIP712_DOMAIN_FIELDS } }));
+    expect(await chain.readContract({ address: contract, abi, functionName: "domainSeparator" })).toBe(
+      hashDomain({ domain: { ...domain, chainId: BigInt(devnet.chainId) }, types: { EIP712Domain: EIP712_DOMAIN_FIELDS } }),
+    );
   });
 });
 
 describe("a channel service paid by the official client", () => {
-  it("20 calls: one deposit transaction, none during the vouchers; the claim round pays exactly 20 prices; the refund returns the rest", { timeout: 60_000 }, async () => {
-    const service = named("tick-feed");
-    expect(service).toMatchObject({ scheme: "batch-settlement", price: "0.001", amount: "1000", channel: { minDeposit: "50000", withdrawDelaySeconds: 900, behaviour: "honest" } });
-    // How long each request the client sends takes, by whether it carries a payment (the client asks unpaid first, gets the 402, then pays).
-    const requestTimes = { unpaid: [] as number[], paid: [] as number[] };
-    const timedFetch: typeof fetch = async (input, init) => {
-      const startedAt = performance.now();
-      const response = await fetch(input, init);
-      const paid = new Request(input, init).headers.has("payment-signature");
-      requestTimes[paid ? "paid" : "unpaid"].push(performance.now() - startedAt);
-      return response;
-    };
-    const { account, scheme, pay } = officialChannelClient(devnet.accounts.user.privateKey as Hex, timedFetch);
-    const payee = payeeOf(service);
-    const before = { payer: await usdcBalance(account.address), payee: await usdcBalance(payee) };
-    const { channelId } = await channelOf(scheme, service);
+  it(
+    "20 calls: one deposit transaction, none during the vouchers; the claim round pays exactly 20 prices; the refund returns the rest",
+    { timeout: 60_000 },
+    async () => {
+      const service = named("tick-feed");
+      expect(service).toMatchObject({
+        scheme: "batch-settlement",
+        price: "0.001",
+        amount: "1000",
+        channel: { minDeposit: "50000", withdrawDelaySeconds: 900, behaviour: "honest" },
+      });
+      // How long each request the client sends takes, by whether it carries a payment (the client asks unpaid first, gets the 402, then pays).
+      const requestTimes = { unpaid: [] as number[], paid: [] as number[] };
+      const timedFetch: typeof fetch = async (input, init) => {
+        const startedAt = performance.now();
+        const response = await fetch(input, init);
+        const paid = new Request(input, init).headers.has("payment-signature");
+        requestTimes[paid ? "paid" : "unpaid"].push(performance.now() - startedAt);
+        return response;
+      };
+      const { account, scheme, pay } = officialChannelClient(devnet.accounts.user.privateKey as Hex, timedFetch);
+      const payee = payeeOf(service);
+      const before = { payer: await usdcBalance(account.address), payee: await usdcBalance(payee) };
+      const { channelId } = await channelOf(scheme, service);
 
-    const first = await pay(exampleUrl(service));
-    expect(first.status).toBe(200);
-    expect(await first.json()).toMatchObject({ demo: true, symbol: "BTC" });
-    const deposit = decodePaymentResponseHeader(first.headers.get("payment-response") ?? "");
-    expect(deposit).toMatchObject({ success: true, amount: "50000", payer: account.address });
-    const depositReceipt = await chain.getTransactionReceipt({ hash: deposit.transaction as Hex });
-    expect(depositReceipt.status).toBe("success");
-    expect(await channelState(channelId)).toEqual([50_000n, 0n]);
-    const afterDeposit = await chain.getBlockNumber();
+      const first = await pay(exampleUrl(service));
+      expect(first.status).toBe(200);
+      expect(await first.json()).toMatchObject({ demo: true, symbol: "BTC" });
+      const deposit = decodePaymentResponseHeader(first.headers.get("payment-response") ?? "");
+      expect(deposit).toMatchObject({ success: true, amount: "50000", payer: account.address });
+      const depositReceipt = await chain.getTransactionReceipt({ hash: deposit.transaction as Hex });
+      expect(depositReceipt.status).toBe("success");
+      expect(await channelState(channelId)).toEqual([50_000n, 0n]);
+      const afterDeposit = await chain.getBlockNumber();
 
-    const timings: number[] = [];
-    for (let call = 2; call <= 20; call++) {
-      const startedAt = performance.now();
-      const response = await pay(exampleUrl(service));
-      timings.push(performance.now() - startedAt);
-      expect(response.status, `call ${call}`).toBe(200);
-      await response.body?.cancel();
-      const settlement = decodePaymentResponseHeader(response.headers.get("payment-response") ?? "");
-      // A voucher: checked by the service alone, nothing sent to the chain.
-      expect(settlement, `call ${call}`).toMatchObject({ success: true, transaction: "", extra: { chargedAmount: "1000", channelState: { chargedCumulativeAmount: String(call * 1000) } } });
-    }
-    expect(await chain.getBlockNumber(), "no transaction while paying with vouchers").toBe(afterDeposit);
-    expect(await usdcBalance(payee)).toBe(before.payee);
-    const median = (values: number[]) => [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)]?.toFixed(1);
-    const voucherRequests = requestTimes.paid.slice(1);
-    console.log(
-      `batch-settlement: 19 voucher calls through the official client: median ${median(timings)} ms a call (slowest ${Math.max(...timings).toFixed(1)} ms), of which the paid request ${median(voucherRequests)} ms and the unpaid one that fetches the 402 ${median(requestTimes.unpaid.slice(1))} ms (loopback, no chain)`,
-    );
+      const timings: number[] = [];
+      for (let call = 2; call <= 20; call++) {
+        const startedAt = performance.now();
+        const response = await pay(exampleUrl(service));
+        timings.push(performance.now() - startedAt);
+        expect(response.status, `call ${call}`).toBe(200);
+        await response.body?.cancel();
+        const settlement = decodePaymentResponseHeader(response.headers.get("payment-response") ?? "");
+        // A voucher: checked by the service alone, nothing sent to the chain.
+        expect(settlement, `call ${call}`).toMatchObject({
+          success: true,
+          transaction: "",
+          extra: { chargedAmount: "1000", channelState: { chargedCumulativeAmount: String(call * 1000) } },
+        });
+      }
+      expect(await chain.getBlockNumber(), "no transaction while paying with vouchers").toBe(afterDeposit);
+      expect(await usdcBalance(payee)).toBe(before.payee);
+      const median = (values: number[]) => [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)]?.toFixed(1);
+      const voucherRequests = requestTimes.paid.slice(1);
+      console.log(
+        `batch-settlement: 19 voucher calls through the official client: median ${median(timings)} ms a call (slowest ${Math.max(...timings).toFixed(1)} ms), of which the paid request ${median(voucherRequests)} ms and the unpaid one that fetches the 402 ${median(requestTimes.unpaid.slice(1))} ms (loopback, no chain)`,
+      );
 
-    // The claim round: one claim transaction for the vouchers, one settlement moving exactly 20 prices to the payee.
-    const rounds = await devnet.channels.flush();
-    const round = rounds.find((entry) => entry.service === "tick-feed");
-    expect(round).toMatchObject({ claims: [{ vouchers: 1 }], settle: { transaction: expect.stringMatching(/^0x/) } });
-    expect(await chain.getBlockNumber()).toBe(afterDeposit + 2n);
-    const settleReceipt = await chain.getTransactionReceipt({ hash: round?.settle?.transaction as Hex });
-    const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: settleReceipt.logs });
-    expect(transfers.map((log) => [log.args.from, log.args.to, log.args.value])).toEqual([[contract, payee, 20_000n]]);
-    expect(await usdcBalance(payee)).toBe(before.payee + 20_000n);
-    expect(await channelState(channelId)).toEqual([50_000n, 20_000n]);
+      // The claim round: one claim transaction for the vouchers, one settlement moving exactly 20 prices to the payee.
+      const rounds = await devnet.channels.flush();
+      const round = rounds.find((entry) => entry.service === "tick-feed");
+      expect(round).toMatchObject({ claims: [{ vouchers: 1 }], settle: { transaction: expect.stringMatching(/^0x/) } });
+      expect(await chain.getBlockNumber()).toBe(afterDeposit + 2n);
+      const settleReceipt = await chain.getTransactionReceipt({ hash: round?.settle?.transaction as Hex });
+      const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: settleReceipt.logs });
+      expect(transfers.map((log) => [log.args.from, log.args.to, log.args.value])).toEqual([[contract, payee, 20_000n]]);
+      expect(await usdcBalance(payee)).toBe(before.payee + 20_000n);
+      expect(await channelState(channelId)).toEqual([50_000n, 20_000n]);
 
-    // The cooperative refund, asked by the client: the unspent 30 000 go back to the payer.
-    const refund = await scheme.refund(exampleUrl(service));
-    expect(refund).toMatchObject({ success: true, amount: "30000" });
-    expect(await channelState(channelId)).toEqual([20_000n, 20_000n]);
-    expect(await usdcBalance(account.address)).toBe(before.payer - 20_000n);
-    expect(await usdcBalance(payee)).toBe(before.payee + 20_000n);
-  });
+      // The cooperative refund, asked by the client: the unspent 30 000 go back to the payer.
+      const refund = await scheme.refund(exampleUrl(service));
+      expect(refund).toMatchObject({ success: true, amount: "30000" });
+      expect(await channelState(channelId)).toEqual([20_000n, 20_000n]);
+      expect(await usdcBalance(account.address)).toBe(before.payer - 20_000n);
+      expect(await usdcBalance(payee)).toBe(before.payee + 20_000n);
+    },
+  );
 });
 
 describe("the other honest channel service", () => {
@@ -235,93 +268,128 @@ describe("the other honest channel service", () => {
 });
 
 describe("what no channel service can do", () => {
-  it("claim more than the highest voucher: the facilitator refuses it, the contract reverts it on chain; a voucher above the deposit is refused", { timeout: 60_000 }, async () => {
-    const service = named("greedy-ticks");
-    expect(service.channel?.behaviour).toBe("over-claims");
-    const { account, scheme, pay } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
-    const payee = payeeOf(service);
-    // The receiver authorizer (the merchant's key) may send a claim itself.
-    const authorizer = getAddress(devnet.accounts.merchant.address);
-    const { channelId, config, requirements } = await channelOf(scheme, service);
-    for (let call = 1; call <= 3; call++) {
-      const response = await pay(exampleUrl(service));
-      expect(response.status).toBe(200);
-      await response.body?.cancel();
-    }
-    expect(await channelState(channelId)).toEqual([40_000n, 0n]);
-    const payeeBefore = await usdcBalance(payee);
+  it(
+    "claim more than the highest voucher: the facilitator refuses it, the contract reverts it on chain; a voucher above the deposit is refused",
+    { timeout: 60_000 },
+    async () => {
+      const service = named("greedy-ticks");
+      expect(service.channel?.behaviour).toBe("over-claims");
+      const { account, scheme, pay } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
+      const payee = payeeOf(service);
+      // The receiver authorizer (the merchant's key) may send a claim itself.
+      const authorizer = getAddress(devnet.accounts.merchant.address);
+      const { channelId, config, requirements } = await channelOf(scheme, service);
+      for (let call = 1; call <= 3; call++) {
+        const response = await pay(exampleUrl(service));
+        expect(response.status).toBe(200);
+        await response.body?.cancel();
+      }
+      expect(await channelState(channelId)).toEqual([40_000n, 0n]);
+      const payeeBefore = await usdcBalance(payee);
 
-    const round = (await devnet.channels.flush()).find((entry) => entry.service === "greedy-ticks");
-    expect(round?.overClaims).toEqual([
-      {
-        channelId,
-        highestVoucher: "2400",
-        attempted: "40000",
-        facilitator: { success: false, errorReason: "invalid_batch_settlement_evm_claim_simulation_failed" },
-        transaction: expect.stringMatching(/^0x/),
-        status: "reverted",
-      },
-    ]);
-    expect(await channelState(channelId)).toEqual([40_000n, 0n]);
-    expect(await usdcBalance(payee)).toBe(payeeBefore);
+      const round = (await devnet.channels.flush()).find((entry) => entry.service === "greedy-ticks");
+      expect(round?.overClaims).toEqual([
+        {
+          channelId,
+          highestVoucher: "2400",
+          attempted: "40000",
+          facilitator: { success: false, errorReason: "invalid_batch_settlement_evm_claim_simulation_failed" },
+          transaction: expect.stringMatching(/^0x/),
+          status: "reverted",
+        },
+      ]);
+      expect(await channelState(channelId)).toEqual([40_000n, 0n]);
+      expect(await usdcBalance(payee)).toBe(payeeBefore);
 
-    // Why, by the contract's own errors: past the voucher, past the deposit, or a voucher the payer never signed.
-    const voucher = await signVoucher(toClientEvmSigner(account, chain), channelId, "2400", devnet.network);
-    const claimAs = (maxClaimableAmount: bigint, totalClaimed: bigint, signature: Hex = voucher.signature) =>
-      chain.simulateContract({ account: authorizer, address: contract, abi, functionName: "claim", args: [[{ voucher: { channel: config, maxClaimableAmount }, signature, totalClaimed }]] });
-    expect(await revertName(claimAs(2_400n, 2_401n))).toBe("ClaimExceedsVoucher");
-    expect(await revertName(claimAs(4_000n, 4_000n))).toBe("InvalidVoucherSignature");
-    const overDeposit = await signVoucher(toClientEvmSigner(account, chain), channelId, "60000", devnet.network);
-    expect(await revertName(claimAs(60_000n, 60_000n, overDeposit.signature))).toBe("ClaimExceedsBalance");
-    // The most it can claim: exactly the highest voucher.
-    expect(await revertName(claimAs(2_400n, 2_400n))).toBe("no revert");
+      // Why, by the contract's own errors: past the voucher, past the deposit, or a voucher the payer never signed.
+      const voucher = await signVoucher(toClientEvmSigner(account, chain), channelId, "2400", devnet.network);
+      const claimAs = (maxClaimableAmount: bigint, totalClaimed: bigint, signature: Hex = voucher.signature) =>
+        chain.simulateContract({
+          account: authorizer,
+          address: contract,
+          abi,
+          functionName: "claim",
+          args: [[{ voucher: { channel: config, maxClaimableAmount }, signature, totalClaimed }]],
+        });
+      expect(await revertName(claimAs(2_400n, 2_401n))).toBe("ClaimExceedsVoucher");
+      expect(await revertName(claimAs(4_000n, 4_000n))).toBe("InvalidVoucherSignature");
+      const overDeposit = await signVoucher(toClientEvmSigner(account, chain), channelId, "60000", devnet.network);
+      expect(await revertName(claimAs(60_000n, 60_000n, overDeposit.signature))).toBe("ClaimExceedsBalance");
+      // The most it can claim: exactly the highest voucher.
+      expect(await revertName(claimAs(2_400n, 2_400n))).toBe("no revert");
 
-    // The facilitator refuses a voucher above the channel's deposit before any service could accept it.
-    const verified = await fetch(new URL("/verify", devnet.facilitatorUrl), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: requirements, payload: { type: "voucher", channelConfig: config, voucher: overDeposit } }, paymentRequirements: requirements }),
-    });
-    expect(await verified.json()).toMatchObject({ isValid: false, invalidReason: "invalid_batch_settlement_evm_cumulative_exceeds_balance" });
-  });
+      // The facilitator refuses a voucher above the channel's deposit before any service could accept it.
+      const verified = await fetch(new URL("/verify", devnet.facilitatorUrl), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          x402Version: 2,
+          paymentPayload: { x402Version: 2, accepted: requirements, payload: { type: "voucher", channelConfig: config, voucher: overDeposit } },
+          paymentRequirements: requirements,
+        }),
+      });
+      expect(await verified.json()).toMatchObject({ isValid: false, invalidReason: "invalid_batch_settlement_evm_cumulative_exceeds_balance" });
+    },
+  );
 
-  it("keep a payer's deposit: the trap takes it and refuses the vouchers; the payer withdraws alone, after the channel's delay and not a second sooner", { timeout: 60_000 }, async () => {
-    const service = named("deposit-trap");
-    expect(service.channel).toMatchObject({ minDeposit: "30000", behaviour: "refuses-vouchers" });
-    const { account, scheme, pay } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
-    const { channelId, config } = await channelOf(scheme, service);
-    const first = await pay(exampleUrl(service));
-    expect(first.status).toBe(200);
-    await first.body?.cancel();
-    const second = await pay(exampleUrl(service));
-    expect(second.status).toBe(402);
-    expect(await second.json()).toMatchObject({ error: "voucher_refused" });
-    // It claims what it served (the deposit's first call), and holds the rest of the deposit hostage.
-    const round = (await devnet.channels.flush()).find((entry) => entry.service === "deposit-trap");
-    expect(round).toMatchObject({ claims: [{ vouchers: 1 }] });
-    const [balance, claimed] = await channelState(channelId);
-    expect([balance, claimed]).toEqual([30_000n, 900n]);
-    const payerBefore = await usdcBalance(account.address);
-    const wallet = createWalletClient({ account, chain: localChain(), transport: http(devnet.rpcUrl) });
-    const testClient = createTestClient({ mode: "anvil", chain: localChain(), transport: http(devnet.rpcUrl) });
-    const mined = async (hash: Hex) => (await chain.waitForTransactionReceipt({ hash })).status;
+  it(
+    "keep a payer's deposit: the trap takes it and refuses the vouchers; the payer withdraws alone, after the channel's delay and not a second sooner",
+    { timeout: 60_000 },
+    async () => {
+      const service = named("deposit-trap");
+      expect(service.channel).toMatchObject({ minDeposit: "30000", behaviour: "refuses-vouchers" });
+      const { account, scheme, pay } = officialChannelClient(devnet.accounts.agent.privateKey as Hex);
+      const { channelId, config } = await channelOf(scheme, service);
+      const first = await pay(exampleUrl(service));
+      expect(first.status).toBe(200);
+      await first.body?.cancel();
+      const second = await pay(exampleUrl(service));
+      expect(second.status).toBe(402);
+      expect(await second.json()).toMatchObject({ error: "voucher_refused" });
+      // It claims what it served (the deposit's first call), and holds the rest of the deposit hostage.
+      const round = (await devnet.channels.flush()).find((entry) => entry.service === "deposit-trap");
+      expect(round).toMatchObject({ claims: [{ vouchers: 1 }] });
+      const [balance, claimed] = await channelState(channelId);
+      expect([balance, claimed]).toEqual([30_000n, 900n]);
+      const payerBefore = await usdcBalance(account.address);
+      const wallet = createWalletClient({ account, chain: localChain(), transport: http(devnet.rpcUrl) });
+      const testClient = createTestClient({ mode: "anvil", chain: localChain(), transport: http(devnet.rpcUrl) });
+      const mined = async (hash: Hex) => (await chain.waitForTransactionReceipt({ hash })).status;
 
-    expect(await revertName(chain.simulateContract({ account: getAddress(devnet.accounts.merchant.address), address: contract, abi, functionName: "initiateWithdraw", args: [config, 1n] }))).toBe("Unauthorized");
-    expect(await revertName(chain.simulateContract({ account, address: contract, abi, functionName: "initiateWithdraw", args: [config, balance - claimed + 1n] }))).toBe("WithdrawalExceedsAvailable");
-    expect(await mined(await wallet.writeContract({ address: contract, abi, functionName: "initiateWithdraw", args: [config, balance - claimed] }))).toBe("success");
-    const [, initiatedAt] = (await chain.readContract({ address: contract, abi, functionName: "pendingWithdrawals", args: [channelId] })) as readonly [bigint, number];
-    const finalize = () => chain.simulateContract({ account, address: contract, abi, functionName: "finalizeWithdraw", args: [config] });
-    expect(await revertName(finalize())).toBe("WithdrawDelayNotElapsed");
+      expect(
+        await revertName(
+          chain.simulateContract({
+            account: getAddress(devnet.accounts.merchant.address),
+            address: contract,
+            abi,
+            functionName: "initiateWithdraw",
+            args: [config, 1n],
+          }),
+        ),
+      ).toBe("Unauthorized");
+      expect(
+        await revertName(chain.simulateContract({ account, address: contract, abi, functionName: "initiateWithdraw", args: [config, balance - claimed + 1n] })),
+      ).toBe("WithdrawalExceedsAvailable");
+      expect(await mined(await wallet.writeContract({ address: contract, abi, functionName: "initiateWithdraw", args: [config, balance - claimed] }))).toBe(
+        "success",
+      );
+      const [, initiatedAt] = (await chain.readContract({ address: contract, abi, functionName: "pendingWithdrawals", args: [channelId] })) as readonly [
+        bigint,
+        number,
+      ];
+      const finalize = () => chain.simulateContract({ account, address: contract, abi, functionName: "finalizeWithdraw", args: [config] });
+      expect(await revertName(finalize())).toBe("WithdrawDelayNotElapsed");
 
-    // One second before the delay ends: still refused. At the delay: paid.
-    await testClient.setNextBlockTimestamp({ timestamp: BigInt(initiatedAt) + 899n });
-    await testClient.mine({ blocks: 1 });
-    expect(await revertName(finalize())).toBe("WithdrawDelayNotElapsed");
-    await testClient.setNextBlockTimestamp({ timestamp: BigInt(initiatedAt) + 900n });
-    expect(await mined(await wallet.writeContract({ address: contract, abi, functionName: "finalizeWithdraw", args: [config] }))).toBe("success");
-    expect(await usdcBalance(account.address)).toBe(payerBefore + balance - claimed);
-    expect(await channelState(channelId)).toEqual([900n, 900n]);
-  });
+      // One second before the delay ends: still refused. At the delay: paid.
+      await testClient.setNextBlockTimestamp({ timestamp: BigInt(initiatedAt) + 899n });
+      await testClient.mine({ blocks: 1 });
+      expect(await revertName(finalize())).toBe("WithdrawDelayNotElapsed");
+      await testClient.setNextBlockTimestamp({ timestamp: BigInt(initiatedAt) + 900n });
+      expect(await mined(await wallet.writeContract({ address: contract, abi, functionName: "finalizeWithdraw", args: [config] }))).toBe("success");
+      expect(await usdcBalance(account.address)).toBe(payerBefore + balance - claimed);
+      expect(await channelState(channelId)).toEqual([900n, 900n]);
+    },
+  );
 });
 
 /** The custom error a call reverted with, by name (or the message when it was no custom error). */

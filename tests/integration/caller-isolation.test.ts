@@ -28,8 +28,20 @@ async function signIn(harness: ChatHarness, account: PrivateKeyAccount): Promise
   const issued = await handleNonceRequest(new Request(`http://${SITE}/api/auth/nonce`, { headers: { host: SITE } }), deps);
   expect(issued.status).toBe(200);
   const { nonce } = (await issued.json()) as { nonce: string };
-  const nonceCookie = issued.headers.getSetCookie().find((cookie) => cookie.startsWith(`${NONCE_COOKIE}=`))?.split(";")[0] ?? "";
-  const message = createSiweMessage({ domain: SITE, address: account.address, uri: `http://${SITE}`, version: "1", chainId: harness.devnet.chainId, nonce, issuedAt: new Date() });
+  const nonceCookie =
+    issued.headers
+      .getSetCookie()
+      .find((cookie) => cookie.startsWith(`${NONCE_COOKIE}=`))
+      ?.split(";")[0] ?? "";
+  const message = createSiweMessage({
+    domain: SITE,
+    address: account.address,
+    uri: `http://${SITE}`,
+    version: "1",
+    chainId: harness.devnet.chainId,
+    nonce,
+    issuedAt: new Date(),
+  });
   const response = await handleSignInRequest(
     new Request(`http://${SITE}/api/auth/siwe`, {
       method: "POST",
@@ -116,7 +128,10 @@ describe("authenticated access: signing in is not permission to spend the agent 
     const { harness, hostile } = world;
     const seen = hostile.requests.length;
     for (let guess = 0; guess < 3; guess += 1) {
-      const result = await harness.chat({ ...userMessage(`Fetch ${hostile.url("/login")}?password=guess${guess}`), walletAddress: harness.devnet.accounts.user.address });
+      const result = await harness.chat({
+        ...userMessage(`Fetch ${hostile.url("/login")}?password=guess${guess}`),
+        walletAddress: harness.devnet.accounts.user.address,
+      });
       expect(result.response.status).toBe(200);
       expect(result.text).not.toMatch(/guess/);
     }

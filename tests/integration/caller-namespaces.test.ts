@@ -75,7 +75,8 @@ describe("caller namespaces behind a trusted proxy", () => {
   it("spending_status: a caller sees its own payments, not those of an address that extends its own", async () => {
     const bought = await callOnce("2001:db8::1:2", "buy", { url: weather("Oslo"), idempotencyKey: "oslo-1" });
     expect(bought).toMatchObject({ status: "paid" });
-    const resources = async (address: string) => ((await callOnce(address, "spending_status", {})).recentPayments as Structured[]).map((payment) => String(payment.resource));
+    const resources = async (address: string) =>
+      ((await callOnce(address, "spending_status", {})).recentPayments as Structured[]).map((payment) => String(payment.resource));
     const shorter = await resources("2001:db8::1");
     expect(shorter.some((resource) => resource.includes("Lisbon"))).toBe(true);
     expect(shorter.some((resource) => resource.includes("Oslo"))).toBe(false);

@@ -55,7 +55,10 @@ async function requestQuote(wallet: `0x${string}`, rows: number): Promise<{ appr
 }
 
 function pay(wallet: `0x${string}`, rows: number, approval: ApprovalRequest, signature: Hex) {
-  return harness.chat({ ...rowsQuestion(rows), walletAddress: wallet }, { headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(approval, signature) } });
+  return harness.chat(
+    { ...rowsQuestion(rows), walletAddress: wallet },
+    { headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(approval, signature) } },
+  );
 }
 
 /** The USDC a settlement moved from the payer, all of it to the merchant. */
@@ -79,7 +82,14 @@ describe("a person's wallet pays a metered service (upto)", () => {
     const spentBefore = await harness.deps.store.ledger.spentToday(user);
 
     const { approval, payments } = await requestQuote(user, 3);
-    expect(approval).toMatchObject({ scheme: "upto", amount: usdc(meter.ceiling), ceiling: usdc(meter.ceiling), payer: user, payTo: devnet.accounts.merchant.address, x402Version: 2 });
+    expect(approval).toMatchObject({
+      scheme: "upto",
+      amount: usdc(meter.ceiling),
+      ceiling: usdc(meter.ceiling),
+      payer: user,
+      payTo: devnet.accounts.merchant.address,
+      x402Version: 2,
+    });
     expect(approval.metering).toMatchObject({ unitPrice: usdc(meter.unitPrice), unit: "row" });
     // The demo user approved Permit2 when the local world started: no one-time step to ask for.
     expect(approval.permit2Approval).toBeUndefined();
@@ -121,7 +131,13 @@ describe("a person's wallet pays a metered service (upto)", () => {
     const wallet = owner.address;
     // Give the wallet USDC (from the demo user), but no Permit2 approval.
     const funder = createWalletClient({ account: privateKeyToAccount(devnet.accounts.user.privateKey as Hex), transport: http(devnet.rpcUrl) });
-    const funding = await funder.writeContract({ chain: null, address: devnet.usdc as Address, abi: erc20Abi, functionName: "transfer", args: [wallet, 1_000_000n] });
+    const funding = await funder.writeContract({
+      chain: null,
+      address: devnet.usdc as Address,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [wallet, 1_000_000n],
+    });
     await chain.waitForTransactionReceipt({ hash: funding });
     expect(await chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "allowance", args: [wallet, PERMIT2] })).toBe(0n);
     const before = await harness.usdcBalance(wallet);
@@ -134,7 +150,13 @@ describe("a person's wallet pays a metered service (upto)", () => {
     // Signed anyway, with an allowance one base unit short of the ceiling: refused before the service hears of it.
     const approver = createWalletClient({ account: owner, transport: http(devnet.rpcUrl) });
     const allow = async (amount: bigint) => {
-      const hash = await approver.writeContract({ chain: null, address: devnet.usdc as Address, abi: erc20Abi, functionName: "approve", args: [PERMIT2, amount] });
+      const hash = await approver.writeContract({
+        chain: null,
+        address: devnet.usdc as Address,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [PERMIT2, amount],
+      });
       await chain.waitForTransactionReceipt({ hash });
     };
     await allow(meter.ceiling - 1n);

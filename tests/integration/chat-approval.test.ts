@@ -120,7 +120,11 @@ describe("approval with the user's wallet", () => {
       expect(await harness.usdcBalance(user)).toBe(before);
     }
 
-    it("a tampered amount", () => expect402(reencode(header, (payload) => (payload.payload.authorization.value = "1")), "payment_required:mismatch"));
+    it("a tampered amount", () =>
+      expect402(
+        reencode(header, (payload) => (payload.payload.authorization.value = "1")),
+        "payment_required:mismatch",
+      ));
 
     it("a tampered payee", () =>
       expect402(
@@ -131,19 +135,32 @@ describe("approval with the user's wallet", () => {
         "payment_required:mismatch",
       ));
 
-    it("a tampered nonce", () => expect402(reencode(header, (payload) => (payload.payload.authorization.nonce = `0x${"11".repeat(32)}`)), "payment_required:mismatch"));
+    it("a tampered nonce", () =>
+      expect402(
+        reencode(header, (payload) => (payload.payload.authorization.nonce = `0x${"11".repeat(32)}`)),
+        "payment_required:mismatch",
+      ));
 
-    it("a tampered resource", () => expect402(reencode(header, (payload) => (payload.resource.url = `${payload.resource.url}&city=Porto`)), "payment_required:mismatch"));
+    it("a tampered resource", () =>
+      expect402(
+        reencode(header, (payload) => (payload.resource.url = `${payload.resource.url}&city=Porto`)),
+        "payment_required:mismatch",
+      ));
 
     // The quote was for a GET without a body: a content type names a body nobody approved.
-    it("a content type added to a quote without a body", () => expect402(reencode(header, (payload) => (payload.resource.contentType = "application/json")), "payment_required:mismatch"));
+    it("a content type added to a quote without a body", () =>
+      expect402(
+        reencode(header, (payload) => (payload.resource.contentType = "application/json")),
+        "payment_required:mismatch",
+      ));
 
     it("another wallet's signature", async () => {
       const other = encodePaymentSignatureHeader(approval, await sign(approval, harness.devnet.accounts.agent.privateKey as `0x${string}`));
       await expect402(other, "payment_required:invalid_signature");
     });
 
-    it("a signature sent for another walletAddress", () => expect402(header, "payment_required:mismatch", harness.devnet.accounts.agent.address as `0x${string}`));
+    it("a signature sent for another walletAddress", () =>
+      expect402(header, "payment_required:mismatch", harness.devnet.accounts.agent.address as `0x${string}`));
 
     it("an expired quote", async () => {
       const realNow = harness.deps.now;

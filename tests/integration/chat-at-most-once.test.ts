@@ -69,7 +69,12 @@ describe("at most one payment per intent", () => {
   it("the same tool call repeated in one request, in parallel and in a later step, pays once", async () => {
     let url = "";
     const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-    const call = (id: string): LanguageModelV4StreamPart => ({ type: "tool-call", toolCallId: id, toolName: "call_paid_service", input: JSON.stringify({ url, method: "GET" }) });
+    const call = (id: string): LanguageModelV4StreamPart => ({
+      type: "tool-call",
+      toolCallId: id,
+      toolName: "call_paid_service",
+      input: JSON.stringify({ url, method: "GET" }),
+    });
     let step = 0;
     const model = new MockLanguageModelV4({
       doStream: async () => {
@@ -79,7 +84,12 @@ describe("at most one payment per intent", () => {
             ? [call("a"), call("b"), call("c"), { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage }]
             : step === 2
               ? [call("d"), { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage }]
-              : [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "done" }, { type: "text-end", id: "t" }, { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage }];
+              : [
+                  { type: "text-start", id: "t" },
+                  { type: "text-delta", id: "t", delta: "done" },
+                  { type: "text-end", id: "t" },
+                  { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+                ];
         return { stream: convertArrayToReadableStream(parts) };
       },
     });
@@ -106,9 +116,7 @@ async function burst(harness: ChatHarness, allowed: number) {
   const agent = harness.devnet.accounts.agent.address as `0x${string}`;
   const before = await harness.usdcBalance(agent);
   const results = await Promise.all(
-    Array.from({ length: 100 }, (_, index) =>
-      harness.chat(userMessage("What's the weather in Lisbon?"), { headers: { "Idempotency-Key": `burst-${index}` } }),
-    ),
+    Array.from({ length: 100 }, (_, index) => harness.chat(userMessage("What's the weather in Lisbon?"), { headers: { "Idempotency-Key": `burst-${index}` } })),
   );
   const reasons = results.map((result) => result.finish?.finishReason);
   const settled = results.filter((result) => result.finish?.finishReason === "payment-complete");

@@ -90,9 +90,7 @@ describe("finish reasons from real requests", () => {
     expect(result.text).toContain("Lisbon");
 
     expect(result.finish).toMatchObject({ finishReason: "payment-complete", txHash: confirmed.txHash });
-    expect(result.finish?.payments).toEqual([
-      expect.objectContaining({ id, status: "delivered", amount: "0.01", payTo: merchant, txHash: confirmed.txHash }),
-    ]);
+    expect(result.finish?.payments).toEqual([expect.objectContaining({ id, status: "delivered", amount: "0.01", payTo: merchant, txHash: confirmed.txHash })]);
     await expectTransfer(confirmed.txHash!, agent, merchant, price);
     expect(await harness.usdcBalance(agent)).toBe(agentBefore - price);
     expect(await harness.usdcBalance(merchant)).toBe(merchantBefore + price);

@@ -66,7 +66,11 @@ describe("faults", () => {
     const { result, reservedWhilePending } = await chatWatchingReservation("What's the weather in Lisbon?");
     expect(findSequenceViolations(result.events)).toEqual([]);
     expect(reservedWhilePending).toEqual([PRICE]);
-    expect(result.payments.at(-1)).toMatchObject({ status: "failed", reason: "payment-failed", message: expect.stringMatching(/expired unused, so nothing was spent/) });
+    expect(result.payments.at(-1)).toMatchObject({
+      status: "failed",
+      reason: "payment-failed",
+      message: expect.stringMatching(/expired unused, so nothing was spent/),
+    });
     expect(result.finish).toMatchObject({ finishReason: "payment-failed", txHash: null });
     expect(await harness.usdcBalance(agent)).toBe(before);
     expect((await harness.deps.store.ledger.spentToday(agent)).reserved).toBe(0n);
@@ -149,7 +153,11 @@ async function closedPort(): Promise<number> {
 
 /** The same world, with one of the agent's own endpoints moved to a port where nothing listens. */
 async function chatWith(network: Partial<NetworkConfig>, content: string) {
-  const deps = createChatDependencies(harness.env, { network: { ...harness.deps.network, ...network }, store: harness.deps.store, baseModel: harness.deps.baseModel });
+  const deps = createChatDependencies(harness.env, {
+    network: { ...harness.deps.network, ...network },
+    store: harness.deps.store,
+    baseModel: harness.deps.baseModel,
+  });
   const response = await handleChatRequest(
     new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(userMessage(content)) }),
     () => deps,

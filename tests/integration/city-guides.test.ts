@@ -43,9 +43,11 @@ function earlierName(serviceName: string): string {
 
 async function inPool<Item>(items: readonly Item[], limit: number, work: (item: Item) => Promise<void>): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
 }
 
 describe("every guide whose earlier name was too long for x402", () => {
@@ -92,8 +94,13 @@ describe("every guide whose earlier name was too long for x402", () => {
     expect(new Set(paid.map((entry) => entry.txHash)).size).toBe(paid.length);
     for (const entry of paid) {
       const receipt = await chain.getTransactionReceipt({ hash: entry.txHash });
-      const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => getAddress(log.address) === getAddress(harness.devnet.usdc));
-      expect(transfers.map((log) => [getAddress(log.args.from), getAddress(log.args.to), log.args.value]), entry.name).toEqual([[agent, merchant, entry.price]]);
+      const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter(
+        (log) => getAddress(log.address) === getAddress(harness.devnet.usdc),
+      );
+      expect(
+        transfers.map((log) => [getAddress(log.args.from), getAddress(log.args.to), log.args.value]),
+        entry.name,
+      ).toEqual([[agent, merchant, entry.price]]);
     }
     const total = paid.reduce((sum, entry) => sum + entry.price, 0n);
     expect(await Promise.all([harness.usdcBalance(agent), harness.usdcBalance(merchant)])).toEqual([before[0]! - total, before[1]! + total]);

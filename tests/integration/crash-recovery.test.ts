@@ -25,7 +25,10 @@ const PRICE = 10_000n; // the weather service: 0.01 USDC
  * that the default 45 s is kept.)
  */
 const DEADLINE_MS = 20_000;
-const QUESTION = { messages: [{ role: "user", content: "What's the weather in Lisbon?" }], spendingLimits: { perPayment: "0.01", perRequest: "0.01", daily: "0.01" } };
+const QUESTION = {
+  messages: [{ role: "user", content: "What's the weather in Lisbon?" }],
+  spendingLimits: { perPayment: "0.01", perRequest: "0.01", daily: "0.01" },
+};
 
 let devnet: Devnet;
 let workDir: string;
@@ -46,7 +49,8 @@ afterAll(async () => {
 });
 
 const chain = () => createPublicClient({ transport: http(devnet.rpcUrl) });
-const balanceOf = (address: `0x${string}`) => chain().readContract({ address: devnet.usdc as `0x${string}`, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const balanceOf = (address: `0x${string}`) =>
+  chain().readContract({ address: devnet.usdc as `0x${string}`, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
 let funding = Promise.resolve();
 /** A fresh agent wallet with 1 USDC; transfers are queued so their nonces never collide. */
@@ -54,8 +58,17 @@ function fundedAgent(): Promise<{ key: `0x${string}`; address: `0x${string}` }> 
   const key = generatePrivateKey();
   const address = privateKeyToAccount(key).address;
   const work = funding.then(async () => {
-    const funder = createWalletClient({ account: privateKeyToAccount(devnet.accounts.agent.privateKey as `0x${string}`), transport: http(devnet.rpcUrl) }).extend(publicActions);
-    const hash = await funder.writeContract({ address: devnet.usdc as `0x${string}`, abi: erc20Abi, functionName: "transfer", args: [address, 1_000_000n], chain: null });
+    const funder = createWalletClient({
+      account: privateKeyToAccount(devnet.accounts.agent.privateKey as `0x${string}`),
+      transport: http(devnet.rpcUrl),
+    }).extend(publicActions);
+    const hash = await funder.writeContract({
+      address: devnet.usdc as `0x${string}`,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [address, 1_000_000n],
+      chain: null,
+    });
     await funder.waitForTransactionReceipt({ hash });
   });
   funding = work.catch(() => undefined);
@@ -161,7 +174,9 @@ describe("SIGKILL at each step of a paid turn, then a restart on the same data",
   it("on the embedded database (PGlite)", async () => {
     // Where the crash left the outcome open, the server's own timer settles it after the restart.
     const results = await Promise.all(
-      STEPS.map((step) => scenario(step, { DATA_DIR: mkdtempSync(path.join(workDir, `pglite-${step}-`)) }, step === "paid-response" || step === "signing" ? "timer" : "request")),
+      STEPS.map((step) =>
+        scenario(step, { DATA_DIR: mkdtempSync(path.join(workDir, `pglite-${step}-`)) }, step === "paid-response" || step === "signing" ? "timer" : "request"),
+      ),
     );
     // The crash points are where they claim to be: before the payment left, nothing moved; after, it did.
     expect(results.map((result) => [result.step, result.moved > 0n])).toEqual([
@@ -173,9 +188,13 @@ describe("SIGKILL at each step of a paid turn, then a restart on the same data",
     ]);
   }, 240_000);
 
-  it.skipIf(skipPostgresTests)("on PostgreSQL", async () => {
-    const databases = await Promise.all(STEPS.map(() => postgres!.database()));
-    const results = await Promise.all(STEPS.map((step, index) => scenario(step, { DATABASE_URL: databases[index]!, CHAT_DEADLINE_MS: String(DEADLINE_MS) })));
-    expect(results.map((result) => result.moved > 0n)).toEqual([false, false, true, true, true]);
-  }, 240_000);
+  it.skipIf(skipPostgresTests)(
+    "on PostgreSQL",
+    async () => {
+      const databases = await Promise.all(STEPS.map(() => postgres!.database()));
+      const results = await Promise.all(STEPS.map((step, index) => scenario(step, { DATABASE_URL: databases[index]!, CHAT_DEADLINE_MS: String(DEADLINE_MS) })));
+      expect(results.map((result) => result.moved > 0n)).toEqual([false, false, true, true, true]);
+    },
+    240_000,
+  );
 });

@@ -105,7 +105,9 @@ describe("the chain check", () => {
   });
 
   it("names RPC_URL when a preset's RPC is another chain's", async () => {
-    const preset = networkConfigFromEnv(parseEnv({ X402_NETWORK: "base-sepolia", RPC_URL: devnet.rpcUrl, QUOTE_SECRET: "q".repeat(32), APP_URL: "https://agent.example" }));
+    const preset = networkConfigFromEnv(
+      parseEnv({ X402_NETWORK: "base-sepolia", RPC_URL: devnet.rpcUrl, QUOTE_SECRET: "q".repeat(32), APP_URL: "https://agent.example" }),
+    );
     const result = await checkNetworkChain(preset);
     expect(mismatchedVariables(result)).toEqual(["RPC_URL"]);
     expect(result.status === "mismatch" && result.error.message).toMatch(/RPC_URL answers eth_chainId 4242, but Base Sepolia is chain 84532/);
@@ -143,7 +145,10 @@ describe("the chain check", () => {
     const address = `0x${"d5".repeat(20)}` as const;
     const separator = domainSeparator({ domain: { name: "Dollar", version: "3", chainId: CHAIN_ID, verifyingContract: address } });
     await deploy(address, tokenWithSeparatorOnly(separator));
-    expect(await checkNetworkChain(customNetwork({ ASSET_ADDRESS: address, ASSET_NAME: "Dollar", ASSET_VERSION: "3" }))).toEqual({ status: "match", unverified: [] });
+    expect(await checkNetworkChain(customNetwork({ ASSET_ADDRESS: address, ASSET_NAME: "Dollar", ASSET_VERSION: "3" }))).toEqual({
+      status: "match",
+      unverified: [],
+    });
     expect(mismatchedVariables(await checkNetworkChain(customNetwork({ ASSET_ADDRESS: address, ASSET_NAME: "Dollar", ASSET_VERSION: "2" })))).toEqual([
       "ASSET_NAME",
       "ASSET_VERSION",
@@ -168,7 +173,9 @@ describe("the chain check", () => {
     const local = { X402_NETWORK: "local", DEVNET_FILE: join(workDir, "devnet.json"), RPC_URL: devnet.rpcUrl };
     expect(await checkChainAtBoot(local, { stop: vi.fn(), warn: vi.fn() })).toBe(true);
     const localStop = vi.fn();
-    expect(await checkChainAtBoot({ ...local, ASSET_ADDRESS: devnet.usdc, ASSET_NAME: "USD Coin", ASSET_VERSION: "9" }, { stop: localStop, warn: vi.fn() })).toBe(false);
+    expect(
+      await checkChainAtBoot({ ...local, ASSET_ADDRESS: devnet.usdc, ASSET_NAME: "USD Coin", ASSET_VERSION: "9" }, { stop: localStop, warn: vi.fn() }),
+    ).toBe(false);
     expect(String(localStop.mock.calls[0]?.[0])).toMatch(/ASSET_VERSION is "9"/);
   });
 });
@@ -180,11 +187,17 @@ describe("a chat turn on a custom network", () => {
       store: createMemoryStore(),
       baseModel: createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 }),
     });
-    expect(deps.network).toMatchObject({ name: "custom", label: "Test chain", chainId: CHAIN_ID, caip2: `eip155:${CHAIN_ID}`, networkNames: [`eip155:${CHAIN_ID}`], devnet: undefined });
+    expect(deps.network).toMatchObject({
+      name: "custom",
+      label: "Test chain",
+      chainId: CHAIN_ID,
+      caip2: `eip155:${CHAIN_ID}`,
+      networkNames: [`eip155:${CHAIN_ID}`],
+      devnet: undefined,
+    });
 
     const chain = createPublicClient({ transport: http(devnet.rpcUrl) });
-    const balanceOf = (owner: string) =>
-      chain.readContract({ address: devnet.usdc as Hex, abi: erc20Abi, functionName: "balanceOf", args: [owner as Hex] });
+    const balanceOf = (owner: string) => chain.readContract({ address: devnet.usdc as Hex, abi: erc20Abi, functionName: "balanceOf", args: [owner as Hex] });
     const agent = devnet.accounts.agent.address;
     const merchant = devnet.accounts.merchant.address;
     const [agentBefore, merchantBefore] = await Promise.all([balanceOf(agent), balanceOf(merchant)]);

@@ -35,7 +35,13 @@ describe("the local demo wallet and a metered approval", () => {
     const allowance = () => readContract(config, { address: devnet.usdc as Address, abi: erc20Abi, functionName: "allowance", args: [wallet, PERMIT2] });
     expect(await allowance()).toBe(0n);
 
-    const hash = await writeContract(config, { address: devnet.usdc as Address, abi: erc20Abi, functionName: "approve", args: [PERMIT2, maxUint256], chainId: chain.id });
+    const hash = await writeContract(config, {
+      address: devnet.usdc as Address,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [PERMIT2, maxUint256],
+      chainId: chain.id,
+    });
     expect((await waitForTransactionReceipt(config, { hash, chainId: chain.id })).status).toBe("success");
     expect(await allowance()).toBe(maxUint256);
 
@@ -52,8 +58,18 @@ describe("the local demo wallet and a metered approval", () => {
     };
     const typedData = buildUptoTypedData(option, devnet.chainId, { validAfter: 0n, deadline: 4_000_000_000n, nonce: `0x${"ab".repeat(32)}` });
     const approval = ApprovalRequest.parse({
-      method: "GET", resource: "http://x/", amount: "0.1", asset: option.asset, network: option.network, payTo: option.payTo,
-      expiresAt: 4_000_000_000, x402Version: 2, scheme: "upto", requirements: {}, typedData, payer: wallet,
+      method: "GET",
+      resource: "http://x/",
+      amount: "0.1",
+      asset: option.asset,
+      network: option.network,
+      payTo: option.payTo,
+      expiresAt: 4_000_000_000,
+      x402Version: 2,
+      scheme: "upto",
+      requirements: {},
+      typedData,
+      payer: wallet,
     });
     const signature = await signTypedData(config, walletTypedDataOf(approval));
     expect(await recoverTypedDataAddress({ ...walletTypedDataOf(approval), signature: signature as Hex })).toBe(wallet);

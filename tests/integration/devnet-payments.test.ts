@@ -97,7 +97,9 @@ describe("accounts", () => {
       chain.readContract({ address, abi: fiatTokenSetupAbi, functionName: "DOMAIN_SEPARATOR" }),
     ]);
     expect({ name, version, decimals }).toEqual({ name: "USD Coin", version: "2", decimals: 6 });
-    expect(separator).toBe(hashDomain({ domain: { name, version, chainId: BigInt(devnet.chainId), verifyingContract: address }, types: { EIP712Domain: eip712DomainTypes } }));
+    expect(separator).toBe(
+      hashDomain({ domain: { name, version, chainId: BigInt(devnet.chainId), verifyingContract: address }, types: { EIP712Domain: eip712DomainTypes } }),
+    );
   });
 });
 
@@ -112,7 +114,12 @@ describe("402 answers", () => {
       payTo: devnet.accounts.merchant.address,
       extra: { name: "USD Coin", version: "2" },
     });
-    const base = (service: Devnet["services"][number]) => ({ scheme: "exact", network: "eip155:8453", amount: service.amount, asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" });
+    const base = (service: Devnet["services"][number]) => ({
+      scheme: "exact",
+      network: "eip155:8453",
+      amount: service.amount,
+      asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    });
     // The channel services' 402s (batch-settlement) are checked in batch-settlement-local-world.
     for (const service of devnet.services.filter((entry) => entry.x402Version === 2 && !entry.offline && entry.scheme !== "batch-settlement")) {
       const response = await fetch(serviceUrl(service), exampleInit(service));
@@ -121,7 +128,8 @@ describe("402 answers", () => {
       expect(required.x402Version).toBe(2);
       // The 402 names the URL the request went to, port included.
       expect(required.resource.url.split("?")[0], service.name).toBe(serviceUrl(service).split("?")[0]);
-      const expected = service.name === "air-quality" ? [base(service), local(service)] : service.name === "mainnet-oracle" ? [base(service)] : [local(service)];
+      const expected =
+        service.name === "air-quality" ? [base(service), local(service)] : service.name === "mainnet-oracle" ? [base(service)] : [local(service)];
       expect(required.accepts, service.name).toMatchObject(expected);
     }
   });
@@ -154,7 +162,19 @@ describe("402 answers", () => {
 describe("paying every paid service with the official x402 client", () => {
   const paid = () => devnet.services.filter((service) => !service.offline);
 
-  const payable = ["weather", "crypto-price", "news-headlines", "premium-report", "slow-analysis", "fx-rates", "keywords", "stock-quote", "archive", "air-quality", "guide-lisbon-food"];
+  const payable = [
+    "weather",
+    "crypto-price",
+    "news-headlines",
+    "premium-report",
+    "slow-analysis",
+    "fx-rates",
+    "keywords",
+    "stock-quote",
+    "archive",
+    "air-quality",
+    "guide-lisbon-food",
+  ];
   it.each(payable)("pays %s", async (name) => {
     const service = paid().find((entry) => entry.name === name);
     if (!service) throw new Error(`no service ${name}`);
@@ -181,11 +201,17 @@ describe("paying every paid service with the official x402 client", () => {
 
   it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own, the metered ones in upto-local-world, the channel ones in batch-settlement-local-world)", () => {
     const kinds = paid().map((service) => service.group ?? service.name);
-    const metered = paid().filter((service) => service.scheme === "upto").map((service) => service.name);
-    const channels = paid().filter((service) => service.scheme === "batch-settlement").map((service) => service.name);
+    const metered = paid()
+      .filter((service) => service.scheme === "upto")
+      .map((service) => service.name);
+    const channels = paid()
+      .filter((service) => service.scheme === "batch-settlement")
+      .map((service) => service.name);
     expect(metered.sort()).toEqual(["overcharging-summary", "row-meter", "text-meter"]);
     expect(channels.sort()).toEqual(["deposit-trap", "greedy-ticks", "tick-feed", "word-lookup"]);
-    expect([...new Set(kinds)].sort()).toEqual([...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered, ...channels].sort());
+    expect([...new Set(kinds)].sort()).toEqual(
+      [...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered, ...channels].sort(),
+    );
   });
 
   it("cannot pay the service that takes only another network, and nothing moves", async () => {
@@ -215,7 +241,9 @@ describe("paying every paid service with the official x402 client", () => {
       payload: { authorization: { from: Address; nonce: Hex } };
     };
     const { from, nonce } = payment.payload.authorization;
-    expect(await chain.readContract({ address: devnet.usdc as Address, abi: authorizationStateAbi, functionName: "authorizationState", args: [from, nonce] })).toBe(true);
+    expect(
+      await chain.readContract({ address: devnet.usdc as Address, abi: authorizationStateAbi, functionName: "authorizationState", args: [from, nonce] }),
+    ).toBe(true);
   });
 
   it("refuses a paid request with a bad query before verifying, so nothing is spent", async () => {
@@ -241,7 +269,15 @@ describe("paying every paid service with the official x402 client", () => {
 
 describe("discovery", () => {
   type ListResponse = {
-    items: { resource: string; type: string; x402Version: number; accepts: Record<string, unknown>[]; serviceName: string; tags: string[]; description: string }[];
+    items: {
+      resource: string;
+      type: string;
+      x402Version: number;
+      accepts: Record<string, unknown>[];
+      serviceName: string;
+      tags: string[];
+      description: string;
+    }[];
     pagination: { limit: number; offset: number; total: number };
   };
 
@@ -269,13 +305,18 @@ describe("discovery", () => {
 
   it("lists the v1 service by its outputSchema alone and the route-template service by its template", async () => {
     const response = await fetch(`${devnet.facilitatorUrl}/discovery/resources?type=http&limit=20`);
-    const list = (await response.json()) as { items: (ListResponse["items"][number] & { extensions?: Record<string, { routeTemplate?: string; info?: { input?: Record<string, unknown> } }> })[] };
+    const list = (await response.json()) as {
+      items: (ListResponse["items"][number] & { extensions?: Record<string, { routeTemplate?: string; info?: { input?: Record<string, unknown> } }> })[];
+    };
     const v1 = list.items.find((item) => item.x402Version === 1);
     expect(v1).toBeDefined();
     expect(v1).not.toHaveProperty("extensions");
     expect(v1?.accepts[0]?.outputSchema).toMatchObject({ input: { type: "http", method: "GET", queryParams: { base: { type: "string", required: true } } } });
     const stock = list.items.find((item) => item.resource.endsWith("/stocks/:ticker/quote"));
-    expect(stock?.extensions?.bazaar).toMatchObject({ routeTemplate: "/stocks/:ticker/quote", info: { input: { method: "GET", pathParams: { ticker: "ACME" } } } });
+    expect(stock?.extensions?.bazaar).toMatchObject({
+      routeTemplate: "/stocks/:ticker/quote",
+      info: { input: { method: "GET", pathParams: { ticker: "ACME" } } },
+    });
     const post = list.items.find((item) => item.resource.endsWith("/nlp/keywords"));
     expect(post?.extensions?.bazaar?.info?.input).toMatchObject({ method: "POST", bodyType: "json", body: { text: expect.any(String) } });
   });

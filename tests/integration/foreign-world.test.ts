@@ -102,7 +102,10 @@ describe("a spec-shaped world that is not ours", () => {
 
   it("refuses a call without a required body field before the service is asked anything; nothing is paid", async () => {
     const payeeBefore = await harness.usdcBalance(world!.translate.payTo);
-    const seen = buyTranslation(() => ({ text: "Good night" }), () => "I need the target language.");
+    const seen = buyTranslation(
+      () => ({ text: "Good night" }),
+      () => "I need the target language.",
+    );
     const result = await harness.chat(userMessage("Translate 'Good night'"));
     expect(seen.result).toMatchObject({ status: "refused", message: expect.stringContaining('missing body field "to"') });
     await expectRefusedUnasked(world!.translate, payeeBefore, result);
@@ -121,14 +124,22 @@ describe("a spec-shaped world that is not ours", () => {
     );
     expect(seen.result).toMatchObject({ status: "paid", amountUsdc: "0.02", result: { data: { symbol: "NVDA", price: 108, currency: "EUR" } } });
     const path = "/v1/stocks/NVDA/quote?currency=EUR";
-    expect(quote.requests).toEqual([{ method: "GET", path, paid: false }, { method: "GET", path, paid: true }]);
+    expect(quote.requests).toEqual([
+      { method: "GET", path, paid: false },
+      { method: "GET", path, paid: true },
+    ]);
     expect(quote.served).toEqual([{ method: "GET", path }]);
     await expectPaidOnce(quote, agentBefore, result);
   });
 
   it("refuses a call to the path-parameter service with its path parameter left unfilled before the service is asked anything; nothing is paid", async () => {
     const payeeBefore = await harness.usdcBalance(world!.quote.payTo);
-    const seen = buy("stock quote", world!.quote, (listing) => ({ url: listing.resource, method: "GET" }), () => "Which symbol?");
+    const seen = buy(
+      "stock quote",
+      world!.quote,
+      (listing) => ({ url: listing.resource, method: "GET" }),
+      () => "Which symbol?",
+    );
     const result = await harness.chat(userMessage("Get me a stock quote"));
     expect(seen.result).toMatchObject({ status: "refused", message: expect.stringContaining("path parameter not filled in: :symbol") });
     await expectRefusedUnasked(world!.quote, payeeBefore, result);
@@ -156,7 +167,12 @@ describe("a spec-shaped world that is not ours", () => {
 
   it("refuses a call to the v1 service without a required body field before the service is asked anything; nothing is paid", async () => {
     const payeeBefore = await harness.usdcBalance(world!.convert.payTo);
-    const seen = buy("convert currency", world!.convert, (listing) => ({ url: listing.resource, method: "POST", body: { amount: 100, from: "USD" } }), () => "Into which currency?");
+    const seen = buy(
+      "convert currency",
+      world!.convert,
+      (listing) => ({ url: listing.resource, method: "POST", body: { amount: 100, from: "USD" } }),
+      () => "Into which currency?",
+    );
     const result = await harness.chat(userMessage("Convert 100 USD"));
     expect(seen.result).toMatchObject({ status: "refused", message: expect.stringContaining('missing body field "to"') });
     await expectRefusedUnasked(world!.convert, payeeBefore, result);

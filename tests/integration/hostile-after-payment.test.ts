@@ -41,7 +41,7 @@ const TRICKS: Record<string, AfterPaymentTrick> = {
   "answers 402 and settles 1.5 s later": { answer: "402", settle: "later" },
   "settles at once but answers 402": { answer: "402", settle: "now" },
   "answers 500 and settles later": { answer: "500", settle: "later" },
-  "hangs": { answer: "hang", settle: "never" },
+  hangs: { answer: "hang", settle: "never" },
   "resets the socket and settles later": { answer: "reset", settle: "later" },
   "answers garbage": { answer: "garbage", settle: "never" },
   "redirects elsewhere and settles later": { answer: "redirect", settle: "later" },
@@ -56,7 +56,9 @@ let callCounter = 0;
 const model = new MockLanguageModelV4({
   doStream: async ({ prompt }) => {
     const answered = prompt.some((message) => message.role === "tool");
-    const userText = prompt.flatMap((message) => (message.role === "user" ? message.content.map((part) => (part.type === "text" ? part.text : "")) : [])).join(" ");
+    const userText = prompt
+      .flatMap((message) => (message.role === "user" ? message.content.map((part) => (part.type === "text" ? part.text : "")) : []))
+      .join(" ");
     const url = userText.match(/https?:\/\/\S+/)?.[0];
     const parts: LanguageModelV4StreamPart[] =
       answered || !url
@@ -84,7 +86,13 @@ function pathOf(trick: string, payer: Payer): string {
 beforeAll(async () => {
   const routes = Object.fromEntries(
     Object.entries(TRICKS).flatMap(([name, trick]) =>
-      (["agent", "user"] as const).map((payer) => [pathOf(name, payer), { accepts: (world: Parameters<typeof exactUsdcOption>[0]) => [exactUsdcOption(world, { amount: PRICE.toString(), payTo: HOSTILE_PAYEE })], afterPayment: trick }]),
+      (["agent", "user"] as const).map((payer) => [
+        pathOf(name, payer),
+        {
+          accepts: (world: Parameters<typeof exactUsdcOption>[0]) => [exactUsdcOption(world, { amount: PRICE.toString(), payTo: HOSTILE_PAYEE })],
+          afterPayment: trick,
+        },
+      ]),
     ),
   );
   hostile = await startHostileService(routes);
@@ -109,13 +117,22 @@ afterAll(async () => {
 async function fundedWallet(funder: ReturnType<typeof walletClient>) {
   const key = generatePrivateKey();
   const account = privateKeyToAccount(key);
-  const hash = await funder.writeContract({ address: harness.devnet.usdc as `0x${string}`, abi: erc20Abi, functionName: "transfer", args: [account.address, 1_000_000n], chain: null });
+  const hash = await funder.writeContract({
+    address: harness.devnet.usdc as `0x${string}`,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [account.address, 1_000_000n],
+    chain: null,
+  });
   await funder.waitForTransactionReceipt({ hash });
   return { key, address: account.address };
 }
 
 function walletClient() {
-  return createWalletClient({ account: privateKeyToAccount(harness.devnet.accounts.agent.privateKey as `0x${string}`), transport: http(harness.devnet.rpcUrl) }).extend(publicActions);
+  return createWalletClient({
+    account: privateKeyToAccount(harness.devnet.accounts.agent.privateKey as `0x${string}`),
+    transport: http(harness.devnet.rpcUrl),
+  }).extend(publicActions);
 }
 
 async function chat(deps: ChatDependencies, body: unknown, headers: Record<string, string> = {}): Promise<StreamEvent[]> {
@@ -150,7 +167,8 @@ async function play(scenario: Scenario): Promise<void> {
     const body = { ...question, walletAddress: scenario.wallet.address };
     const first = await chat(scenario.deps, body);
     scenario.events.push(...first);
-    const approval = first.flatMap((event) => (event.type === "payment" && event.payment.approval ? [event.payment.approval] : [])).at(-1) as ApprovalRequest | undefined;
+    const approval = first.flatMap((event) => (event.type === "payment" && event.payment.approval ? [event.payment.approval] : [])).at(-1) as
+      ApprovalRequest | undefined;
     if (!approval) continue;
     const signature = await privateKeyToAccount(scenario.wallet.key).signTypedData(walletTypedDataOf(approval));
     scenario.events.push(...(await chat(scenario.deps, body, { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(approval, signature) })));
@@ -214,7 +232,9 @@ describe("a seller that takes the signature and plays a trick", () => {
     // The journal names every payment with its final outcome, and hashes agree with the chain.
     expect(await scenario.deps.store.journal.unsettled(100)).toEqual([]);
     const journaled = await scenario.deps.store.journal.history({ payer: scenario.wallet.address, limit: 100 });
-    const journaledHashes = journaled.flatMap((payment) => (payment.txHash && (payment.status === "confirmed" || payment.status === "delivered" || payment.status === "failed") ? [payment.txHash.toLowerCase()] : []));
+    const journaledHashes = journaled.flatMap((payment) =>
+      payment.txHash && (payment.status === "confirmed" || payment.status === "delivered" || payment.status === "failed") ? [payment.txHash.toLowerCase()] : [],
+    );
     for (const settlement of settled) expect(journaledHashes).toContain(settlement.transaction.toLowerCase());
   });
 });

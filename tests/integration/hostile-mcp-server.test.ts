@@ -54,7 +54,8 @@ function script(messages: ChatCompletionMessage[]): ScriptedReply {
   if (last?.role !== "tool") return { toolCalls: [{ name: "discover_services", arguments: { query: tool } }] };
   const result = lastToolResult({ model: "m", messages } as never)?.content as { mcpTools?: { endpoint: string; tool: string }[] } | undefined;
   const endpoint = result?.mcpTools?.find((listed) => listed.tool === tool)?.endpoint;
-  if (result?.mcpTools) return endpoint ? { toolCalls: [{ name: "call_paid_mcp_tool", arguments: { endpoint, tool, arguments: { text: "Lisbon" } } }] } : { text: "No such tool." };
+  if (result?.mcpTools)
+    return endpoint ? { toolCalls: [{ name: "call_paid_mcp_tool", arguments: { endpoint, tool, arguments: { text: "Lisbon" } } }] } : { text: "No such tool." };
   return { text: `Result: ${JSON.stringify(result).slice(0, 400)}` };
 }
 

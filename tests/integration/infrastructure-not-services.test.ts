@@ -33,11 +33,19 @@ function step(prompt: LanguageModelV4CallOptions["prompt"]): LanguageModelV4Stre
   });
   if (results.length === 0) {
     return [
-      ...calls.map((call, index): LanguageModelV4StreamPart => ({ type: "tool-call", toolCallId: `call-${index}`, toolName: "call_paid_service", input: JSON.stringify({ ...call, ...(call.body ? { bodyType: "json" } : {}) }) })),
+      ...calls.map((call, index): LanguageModelV4StreamPart => ({
+        type: "tool-call",
+        toolCallId: `call-${index}`,
+        toolName: "call_paid_service",
+        input: JSON.stringify({ ...call, ...(call.body ? { bodyType: "json" } : {}) }),
+      })),
       finish("tool-calls"),
     ];
   }
-  told = results.map((part) => ({ url: calls[Number(part.toolCallId.slice("call-".length))]?.url ?? "", value: ("value" in part.output ? part.output.value : {}) as ToolOutcome["value"] }));
+  told = results.map((part) => ({
+    url: calls[Number(part.toolCallId.slice("call-".length))]?.url ?? "",
+    value: ("value" in part.output ? part.output.value : {}) as ToolOutcome["value"],
+  }));
   return [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Done." }, { type: "text-end", id: "t" }, finish("stop")];
 }
 
@@ -64,7 +72,9 @@ afterAll(async () => {
 /** Every transaction in the blocks after `fromBlock` (the devnet's heartbeat mines empty ones). */
 async function transactionsSince(fromBlock: bigint): Promise<string[]> {
   const latest = await chain.getBlockNumber({ cacheTime: 0 });
-  const blocks = await Promise.all(Array.from({ length: Number(latest - fromBlock) }, (_, index) => chain.getBlock({ blockNumber: fromBlock + 1n + BigInt(index) })));
+  const blocks = await Promise.all(
+    Array.from({ length: Number(latest - fromBlock) }, (_, index) => chain.getBlock({ blockNumber: fromBlock + 1n + BigInt(index) })),
+  );
   return blocks.flatMap((block) => block.transactions);
 }
 
@@ -78,7 +88,13 @@ describe("the chain's RPC and the facilitator, named by the user as services", (
       jsonrpc: "2.0",
       id: 1,
       method: "eth_sendTransaction",
-      params: [{ from: agent, to: devnet.usdc, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(`0x${"e7".repeat(20)}`), 50_000_000n] }) }],
+      params: [
+        {
+          from: agent,
+          to: devnet.usdc,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(`0x${"e7".repeat(20)}`), 50_000_000n] }),
+        },
+      ],
     };
     const refusedCalls: Call[] = [
       { url: devnet.rpcUrl, method: "POST", body: theft },
@@ -108,7 +124,10 @@ describe("the chain's RPC and the facilitator, named by the user as services", (
 
     // Each refusal is told to the model and written to the stream as what it is.
     for (const call of refusedCalls) {
-      expect(told.find((outcome) => outcome.url === call.url)?.value, call.url).toMatchObject({ status: "failed", message: expect.stringMatching(/payment network's own server .*not a service/) });
+      expect(told.find((outcome) => outcome.url === call.url)?.value, call.url).toMatchObject({
+        status: "failed",
+        message: expect.stringMatching(/payment network's own server .*not a service/),
+      });
       const event = result.payments.find((payment) => payment.resource === call.url && payment.status === "failed");
       expect(event?.message, call.url).toMatch(/payment network's own server .*not a service/);
     }

@@ -31,7 +31,8 @@ function service(name: string) {
 type DiscoveredEntry = { name: string; resource: string; usage?: string; network?: string };
 
 function discovered(result: ChatResult): DiscoveredEntry[] {
-  const event = result.payments.find((payment) => payment.id.startsWith("disc_") && payment.status === "discovered") as { services?: DiscoveredEntry[] } | undefined;
+  const event = result.payments.find((payment) => payment.id.startsWith("disc_") && payment.status === "discovered") as
+    { services?: DiscoveredEntry[] } | undefined;
   return event?.services ?? [];
 }
 
@@ -97,7 +98,9 @@ describe("discovery of the whole local catalogue", () => {
 
   it("reads every page of the list and leaves out only the listings it cannot pay: another network's, and the channel services' (no batch-settlement in the app yet)", async () => {
     const { listings } = await client().find();
-    const unpayable = harness.devnet.services.filter((entry) => entry.network === "eip155:8453" || entry.scheme === "batch-settlement").map((entry) => entry.url);
+    const unpayable = harness.devnet.services
+      .filter((entry) => entry.network === "eip155:8453" || entry.scheme === "batch-settlement")
+      .map((entry) => entry.url);
     expect(unpayable).toHaveLength(5);
     expect(listings.map((listing) => listing.resource).sort()).toEqual(
       harness.devnet.services

@@ -58,7 +58,9 @@ it(`pays exactly ${FITS} of ${CALLS} concurrent buys under a key whose daily bud
   try {
     const results = (await Promise.all(
       clients.map((client, index) =>
-        client.callTool({ name: "buy", arguments: { url: `${weather}?city=${CITIES[index]}`, idempotencyKey: `burst-${index}` } }, undefined, { timeout: 55_000 }),
+        client.callTool({ name: "buy", arguments: { url: `${weather}?city=${CITIES[index]}`, idempotencyKey: `burst-${index}` } }, undefined, {
+          timeout: 55_000,
+        }),
       ),
     )) as CallToolResult[];
     const outcomes = results.map((result) => result.structuredContent as Record<string, unknown>);

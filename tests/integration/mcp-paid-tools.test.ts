@@ -43,7 +43,9 @@ function script(messages: ChatCompletionMessage[]): ScriptedReply {
   const result = lastToolResult({ model: "m", messages } as never)?.content as { mcpTools?: { endpoint: string; tool: string }[]; status?: string } | undefined;
   if (result?.mcpTools) {
     const endpoint = result.mcpTools.find((listed) => listed.tool === tool)?.endpoint ?? result.mcpTools[0]?.endpoint;
-    return endpoint ? { toolCalls: [{ name: "call_paid_mcp_tool", arguments: { endpoint, tool: tool!, arguments: JSON.parse(args!) as Record<string, unknown> } }] } : { text: "No MCP tool found." };
+    return endpoint
+      ? { toolCalls: [{ name: "call_paid_mcp_tool", arguments: { endpoint, tool: tool!, arguments: JSON.parse(args!) as Record<string, unknown> } }] }
+      : { text: "No MCP tool found." };
   }
   return { text: `Result: ${JSON.stringify(result).slice(0, 600)}` };
 }
@@ -81,7 +83,8 @@ const toolOf = (name: string) => {
 const agent = () => harness.devnet.accounts.agent.address as `0x${string}`;
 const merchant = () => harness.devnet.accounts.merchant.address as `0x${string}`;
 const balances = () => Promise.all([harness.usdcBalance(agent()), harness.usdcBalance(merchant())]);
-const toolCallResults = () => fake.requests.map((request) => lastToolResult(request)?.content).filter((content) => content !== undefined) as Record<string, unknown>[];
+const toolCallResults = () =>
+  fake.requests.map((request) => lastToolResult(request)?.content).filter((content) => content !== undefined) as Record<string, unknown>[];
 const paymentsOf = (payments: PaymentEvent[]) => payments.filter((payment) => !payment.id.startsWith("disc_"));
 
 const transfers = (txHash: Hex) => usdcTransfers(harness.devnet, txHash);
@@ -104,7 +107,11 @@ describe("the local world's MCP server", () => {
       type: "mcp",
       resource: mcpEndpoint(),
       x402Version: 2,
-      extensions: { bazaar: { info: { input: { type: "mcp", toolName: "translate", transport: "streamable-http", inputSchema: { type: "object", required: ["text", "target"] } } } } },
+      extensions: {
+        bazaar: {
+          info: { input: { type: "mcp", toolName: "translate", transport: "streamable-http", inputSchema: { type: "object", required: ["text", "target"] } } },
+        },
+      },
     });
 
     // The listing's input schema is the one the tool itself declares (`tools/list`).
@@ -113,7 +120,9 @@ describe("the local world's MCP server", () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(["translate", "summarize", "word_count"]);
-      const listed = list.items.map((item) => (item as { extensions: { bazaar: { info: { input: { inputSchema: unknown } } } } }).extensions.bazaar.info.input.inputSchema);
+      const listed = list.items.map(
+        (item) => (item as { extensions: { bazaar: { info: { input: { inputSchema: unknown } } } } }).extensions.bazaar.info.input.inputSchema,
+      );
       expect(listed).toEqual(tools.slice(0, 2).map((tool) => tool.inputSchema));
     } finally {
       await client.close();
@@ -130,7 +139,11 @@ describe("the local world's MCP server", () => {
       expect(unpaid.isError).toBe(true);
       const structured = unpaid.structuredContent as Record<string, unknown>;
       expect(await paymentRequiredProblems(structured)).toEqual([]);
-      expect(structured).toMatchObject({ x402Version: 2, resource: { url: mcpEndpoint() }, accepts: [{ scheme: "exact", amount: toolOf("translate").amount }] });
+      expect(structured).toMatchObject({
+        x402Version: 2,
+        resource: { url: mcpEndpoint() },
+        accepts: [{ scheme: "exact", amount: toolOf("translate").amount }],
+      });
       const [text] = unpaid.content as { type: string; text: string }[];
       expect(text?.type).toBe("text");
       expect(JSON.parse(text?.text ?? "")).toEqual({ "x402/error": { code: 402, message: "Payment required", data: structured } });
@@ -160,7 +173,13 @@ describe("the agent buys paid MCP tools", () => {
     // One unpaid call, one paid one.
     expect(mcpRequests.filter((request) => request.rpc === "tools/call").map((request) => request.paid)).toEqual([false, true]);
     const delivered = toolCallResults().at(-1);
-    expect(delivered).toMatchObject({ status: "paid", service: "translate", amountUsdc: "0.02", txHash: confirmed?.txHash, result: { data: { translation: "bonjour monde" } } });
+    expect(delivered).toMatchObject({
+      status: "paid",
+      service: "translate",
+      amountUsdc: "0.02",
+      txHash: confirmed?.txHash,
+      result: { data: { translation: "bonjour monde" } },
+    });
     expect(result.text).toContain("bonjour monde");
   });
 

@@ -38,7 +38,15 @@ describe("MCP quote of a metered-only service", () => {
     const result = (await client.callTool({ name: "quote", arguments: { url } }, undefined, { timeout: 55_000 })) as CallToolResult;
     expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
     const ceiling = formatUnits(BigInt(meter.amount), 6);
-    expect(result.structuredContent).toMatchObject({ status: "quoted", scheme: "upto", ceiling, amount: ceiling, withinLimits: true, problems: [], signed: false });
+    expect(result.structuredContent).toMatchObject({
+      status: "quoted",
+      scheme: "upto",
+      ceiling,
+      amount: ceiling,
+      withinLimits: true,
+      problems: [],
+      signed: false,
+    });
     expect(await harness.usdcBalance(agent)).toBe(before);
     expect(await harness.deps.store.ledger.spentToday(agent)).toEqual({ settled: 0n, reserved: 0n });
   });

@@ -34,7 +34,12 @@ async function connect(deps: ChatDependencies, headers: Record<string, string> =
 
 type Structured = Record<string, unknown>;
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}, onProgress?: (message: string) => void): Promise<CallToolResult & { structuredContent: Structured }> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  onProgress?: (message: string) => void,
+): Promise<CallToolResult & { structuredContent: Structured }> {
   const result = (await client.callTool({ name, arguments: args }, undefined, {
     timeout: 55_000,
     ...(onProgress ? { onprogress: (progress: { message?: string }) => onProgress(progress.message ?? "") } : {}),
@@ -81,7 +86,11 @@ describe("the MCP server on the local world", () => {
     expect(found.isError).toBeFalsy();
     const services = found.structuredContent.services as Structured[];
     const listed = services.find((service) => service.name === "Devnet Weather");
-    expect(listed).toMatchObject({ price: "0.01", network: harness.deps.network.caip2, input: { method: "GET", query: [expect.objectContaining({ name: "city" })] } });
+    expect(listed).toMatchObject({
+      price: "0.01",
+      network: harness.deps.network.caip2,
+      input: { method: "GET", query: [expect.objectContaining({ name: "city" })] },
+    });
     expect(listed?.usage).toMatch(/city=/);
 
     const cheap = await call(client, "discover_services", { query: "", maxPrice: "0.02" });
@@ -94,7 +103,14 @@ describe("the MCP server on the local world", () => {
   it("quotes a call against the caller's limits, and nothing moves on chain", async () => {
     const before = await harness.usdcBalance(agent);
     const quoted = await call(client, "quote", { url: weather("Oslo") });
-    expect(quoted.structuredContent).toMatchObject({ status: "quoted", amount: "0.01", withinLimits: true, problems: [], signed: false, network: harness.deps.network.caip2 });
+    expect(quoted.structuredContent).toMatchObject({
+      status: "quoted",
+      amount: "0.01",
+      withinLimits: true,
+      problems: [],
+      signed: false,
+      network: harness.deps.network.caip2,
+    });
     const over = await call(client, "quote", { url: premium() });
     expect(over.structuredContent).toMatchObject({ status: "quoted", amount: "5", withinLimits: false });
     expect((over.structuredContent.problems as string[]).join(" ")).toMatch(/over your per-payment limit of 1 USDC/);
@@ -107,7 +123,13 @@ describe("the MCP server on the local world", () => {
     const progress: string[] = [];
     const bought = await call(client, "buy", { url: weather("Tokyo"), idempotencyKey: "tokyo-1" }, (message) => progress.push(message));
     expect(bought.isError, JSON.stringify(bought.structuredContent)).toBeFalsy();
-    expect(bought.structuredContent).toMatchObject({ status: "paid", amount: "0.01", amountUsdc: "0.01", replayed: false, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(bought.structuredContent).toMatchObject({
+      status: "paid",
+      amount: "0.01",
+      amountUsdc: "0.01",
+      replayed: false,
+      txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect(JSON.stringify((bought.structuredContent.result as Structured).data)).toMatch(/Tokyo/);
     expect(await harness.usdcBalance(agent)).toBe(before - CENT);
     // The tracker's steps, in order, as progress notifications.
@@ -121,7 +143,12 @@ describe("the MCP server on the local world", () => {
 
     // The same call again with the same key: the first outcome, and the chain moved once.
     const again = await call(client, "buy", { url: weather("Tokyo"), idempotencyKey: "tokyo-1" });
-    expect(again.structuredContent).toMatchObject({ status: "paid", replayed: true, txHash: bought.structuredContent.txHash, paymentId: bought.structuredContent.paymentId });
+    expect(again.structuredContent).toMatchObject({
+      status: "paid",
+      replayed: true,
+      txHash: bought.structuredContent.txHash,
+      paymentId: bought.structuredContent.paymentId,
+    });
     expect(await harness.usdcBalance(agent)).toBe(before - CENT);
   });
 
@@ -167,7 +194,11 @@ describe("the MCP server on the local world", () => {
       expect(response.status, method).toBe(405);
     }
     const response = await handleMcpRequest(
-      new Request(MCP_URL, { method: "POST", headers: { origin: "http://evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" }),
+      new Request(MCP_URL, {
+        method: "POST",
+        headers: { origin: "http://evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: "{}",
+      }),
       () => harness.deps,
     );
     expect(response.status).toBe(403);
@@ -184,7 +215,12 @@ describe("the MCP server on the local world", () => {
     });
 
     it("refuses a call without a key: 401 with a challenge naming the protected-resource metadata, which exists", async () => {
-      const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } } };
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+      };
       const response = await routeTo(keyed)(MCP_URL, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -200,7 +236,11 @@ describe("the MCP server on the local world", () => {
       // A bad key is 401 too, with the error named and the metadata.
       const bad = await routeTo(keyed)(MCP_URL, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: "Bearer x402k_0000000000000000_" + "A".repeat(43) },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: "Bearer x402k_0000000000000000_" + "A".repeat(43),
+        },
         body: JSON.stringify(initialize),
       });
       expect(bad.status).toBe(401);
@@ -208,7 +248,10 @@ describe("the MCP server on the local world", () => {
     });
 
     it("serves a valid API key within its budget, and its budget stops the next payment", async () => {
-      const { key, token } = await harness.deps.store.apiKeys.create({ name: "desktop", budget: { perPayment: CENT, perRequest: CENT, daily: CENT + CENT / 2n } });
+      const { key, token } = await harness.deps.store.apiKeys.create({
+        name: "desktop",
+        budget: { perPayment: CENT, perRequest: CENT, daily: CENT + CENT / 2n },
+      });
       const keyedClient = await connect(keyed, { authorization: `Bearer ${token}` });
       try {
         const before = await harness.usdcBalance(agent);
@@ -235,7 +278,11 @@ describe("the MCP server on the local world", () => {
     });
 
     it("refuses a key the operator did not allow to use the agent wallet (403)", async () => {
-      const { token } = await harness.deps.store.apiKeys.create({ name: "no-wallet", budget: { perPayment: CENT, perRequest: CENT, daily: CENT }, agentWallet: false });
+      const { token } = await harness.deps.store.apiKeys.create({
+        name: "no-wallet",
+        budget: { perPayment: CENT, perRequest: CENT, daily: CENT },
+        agentWallet: false,
+      });
       const response = await routeTo(keyed)(MCP_URL, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },

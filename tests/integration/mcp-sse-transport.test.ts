@@ -33,10 +33,17 @@ function script(messages: ChatCompletionMessage[]): ScriptedReply {
   const [, tool, args] = asked;
   const last = messages.at(-1);
   if (last?.role !== "tool") return { toolCalls: [{ name: "discover_services", arguments: { query: tool } }] };
-  const result = lastToolResult({ model: "m", messages } as never)?.content as { mcpTools?: { endpoint: string; tool: string; transport?: string }[] } | undefined;
+  const result = lastToolResult({ model: "m", messages } as never)?.content as
+    { mcpTools?: { endpoint: string; tool: string; transport?: string }[] } | undefined;
   if (result?.mcpTools) {
     const listed = result.mcpTools.find((entry) => entry.tool === tool && entry.transport === "sse");
-    return listed ? { toolCalls: [{ name: "call_paid_mcp_tool", arguments: { endpoint: listed.endpoint, tool: tool!, arguments: JSON.parse(args!) as Record<string, unknown> } }] } : { text: "No SSE listing." };
+    return listed
+      ? {
+          toolCalls: [
+            { name: "call_paid_mcp_tool", arguments: { endpoint: listed.endpoint, tool: tool!, arguments: JSON.parse(args!) as Record<string, unknown> } },
+          ],
+        }
+      : { text: "No SSE listing." };
   }
   return { text: `Result: ${JSON.stringify(result).slice(0, 600)}` };
 }
@@ -49,13 +56,21 @@ const sseTool = (name: string) => {
 
 beforeAll(async () => {
   fake = await startFakeOpenAiServer((request) => script(request.messages));
-  harness = await startChatHarness({ devnet: { mcpOverSse: true }, baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }) });
+  harness = await startChatHarness({
+    devnet: { mcpOverSse: true },
+    baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
+  });
   const origin = new URL(sseTool("translate").url).origin;
   const record = <F extends (input: string, init?: RequestInit) => Promise<Response>>(through: F) =>
     (async (input: string, init?: RequestInit) => {
       if (input.startsWith(origin)) {
         const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { method?: string; params?: { _meta?: Record<string, unknown> } }) : {};
-        sseRequests.push({ method: init?.method ?? "GET", path: new URL(input).pathname, rpc: body.method ?? "", paid: body.params?._meta?.["x402/payment"] !== undefined });
+        sseRequests.push({
+          method: init?.method ?? "GET",
+          path: new URL(input).pathname,
+          rpc: body.method ?? "",
+          paid: body.params?._meta?.["x402/payment"] !== undefined,
+        });
       }
       return through(input, init);
     }) as F;
@@ -83,8 +98,14 @@ function ask(tool: string, args: Record<string, unknown>, extra: Record<string, 
 
 describe("paid MCP tools over HTTP+SSE", () => {
   it("are listed with transport sse at the event stream's URL, next to the Streamable HTTP ones", async () => {
-    const list = (await (await fetch(`${harness.devnet.facilitatorUrl}/discovery/resources?type=mcp`)).json()) as { items: { resource: string; extensions: { bazaar: { info: { input: { toolName: string; transport: string } } } } }[] };
-    const listed = list.items.map((item) => [item.extensions.bazaar.info.input.toolName, item.extensions.bazaar.info.input.transport, new URL(item.resource).pathname]);
+    const list = (await (await fetch(`${harness.devnet.facilitatorUrl}/discovery/resources?type=mcp`)).json()) as {
+      items: { resource: string; extensions: { bazaar: { info: { input: { toolName: string; transport: string } } } } }[];
+    };
+    const listed = list.items.map((item) => [
+      item.extensions.bazaar.info.input.toolName,
+      item.extensions.bazaar.info.input.transport,
+      new URL(item.resource).pathname,
+    ]);
     expect(listed).toEqual([
       ["translate", "streamable-http", "/mcp"],
       ["summarize", "streamable-http", "/mcp"],
@@ -97,10 +118,17 @@ describe("paid MCP tools over HTTP+SSE", () => {
     const client = new Client({ name: "conformance", version: "1.0.0" });
     await client.connect(new SSEClientTransport(new URL(sseTool("translate").url)));
     try {
-      const unpaid = (await client.callTool({ name: "translate", arguments: { text: "hi", target: "fr" } })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+      const unpaid = (await client.callTool({ name: "translate", arguments: { text: "hi", target: "fr" } })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+      };
       expect(unpaid.isError).toBe(true);
       expect(await paymentRequiredProblems(unpaid.structuredContent)).toEqual([]);
-      expect(unpaid.structuredContent).toMatchObject({ x402Version: 2, resource: { url: sseTool("translate").url }, accepts: [{ scheme: "exact", amount: sseTool("translate").amount }] });
+      expect(unpaid.structuredContent).toMatchObject({
+        x402Version: 2,
+        resource: { url: sseTool("translate").url },
+        accepts: [{ scheme: "exact", amount: sseTool("translate").amount }],
+      });
     } finally {
       await client.close();
     }
@@ -120,10 +148,18 @@ describe("paid MCP tools over HTTP+SSE", () => {
     // One event stream; every message (initialize, the calls) posted to the session's path.
     expect(sseRequests.filter((request) => request.method === "GET").map((request) => request.path)).toEqual(["/sse"]);
     expect(new Set(sseRequests.filter((request) => request.method === "POST").map((request) => request.path))).toEqual(new Set(["/messages"]));
-    expect(lastToolResult(fake.requests.at(-1)!)?.content).toMatchObject({ status: "paid", amountUsdc: "0.02", txHash: confirmed?.txHash, result: { data: { translation: "bonjour monde" } } });
+    expect(lastToolResult(fake.requests.at(-1)!)?.content).toMatchObject({
+      status: "paid",
+      amountUsdc: "0.02",
+      txHash: confirmed?.txHash,
+      result: { data: { translation: "bonjour monde" } },
+    });
     // The journal has it, as for any payment.
     const journal = await harness.deps.store.journal.history({ service: "translate", limit: 5 });
-    expect(journal.find((entry) => entry.txHash === confirmed?.txHash)).toMatchObject({ status: "delivered", resource: `${sseTool("translate").url}#translate` });
+    expect(journal.find((entry) => entry.txHash === confirmed?.txHash)).toMatchObject({
+      status: "delivered",
+      resource: `${sseTool("translate").url}#translate`,
+    });
   });
 
   it("refuses a price over the limit with nothing signed", async () => {
@@ -144,7 +180,10 @@ describe("paid MCP tools over HTTP+SSE", () => {
       const result = await ask("translate", { text: "hello", target: "fr" });
       expect(paymentsOf(result.payments)).toEqual([]);
       expect(sseRequests).toEqual([]);
-      expect(lastToolResult(fake.requests.at(-1)!)?.content).toMatchObject({ status: "refused", message: expect.stringMatching(/sse transport.*nothing was paid|nothing was paid.*sse transport/i) });
+      expect(lastToolResult(fake.requests.at(-1)!)?.content).toMatchObject({
+        status: "refused",
+        message: expect.stringMatching(/sse transport.*nothing was paid|nothing was paid.*sse transport/i),
+      });
       expect(await balances()).toEqual(before);
     } finally {
       harness.deps.openStream = openStream;

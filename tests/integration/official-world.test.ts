@@ -103,7 +103,13 @@ async function chat(deps: ChatDependencies, body: unknown): Promise<ChatOutcome>
     new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
     () => deps,
   );
-  expect(response.status, await response.clone().text().catch(() => "")).toBe(200);
+  expect(
+    response.status,
+    await response
+      .clone()
+      .text()
+      .catch(() => ""),
+  ).toBe(200);
   const events: StreamEvent[] = [];
   for await (const item of decodeStream(response.body as ReadableStream<Uint8Array>)) if (item.kind === "event") events.push(item.event);
   expect(findSequenceViolations(events)).toEqual([]);
@@ -148,7 +154,14 @@ describe("the official client fills the official facilitator's Bazaar", () => {
 
     const paid = [
       { service: weather, response: await pay(`${weather.url}?city=Lisbon`) },
-      { service: translate, response: await pay(translate.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "Good morning", target: "fr" }) }) },
+      {
+        service: translate,
+        response: await pay(translate.url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ text: "Good morning", target: "fr" }),
+        }),
+      },
     ];
     for (const { service, response } of paid) {
       expect(response.status, service.name).toBe(200);
@@ -205,7 +218,10 @@ describe("the app, configured for this world only, buys from it", () => {
 
     await expectPaidDelivery(outcome, weather, servedBefore);
     expect(servedBy(weather).at(-1)?.data).toMatchObject({ city: "Paris" });
-    expect(await Promise.all([usdcBalance(world.accounts.agent.address), usdcBalance(world.accounts.merchant)])).toEqual([before[0] - weather.amount, before[1] + weather.amount]);
+    expect(await Promise.all([usdcBalance(world.accounts.agent.address), usdcBalance(world.accounts.merchant)])).toEqual([
+      before[0] - weather.amount,
+      before[1] + weather.amount,
+    ]);
   });
 
   it("discovers, pays and delivers the POST with a JSON body", async () => {
@@ -217,7 +233,10 @@ describe("the app, configured for this world only, buys from it", () => {
 
     await expectPaidDelivery(outcome, translate, servedBefore);
     expect(servedBy(translate).at(-1)?.data).toMatchObject({ text: "Good evening", target: "fr" });
-    expect(await Promise.all([usdcBalance(world.accounts.agent.address), usdcBalance(world.accounts.merchant)])).toEqual([before[0] - translate.amount, before[1] + translate.amount]);
+    expect(await Promise.all([usdcBalance(world.accounts.agent.address), usdcBalance(world.accounts.merchant)])).toEqual([
+      before[0] - translate.amount,
+      before[1] + translate.amount,
+    ]);
   });
 
   it("the official facilitator catalogues a service first bought by our agent", async () => {
@@ -259,7 +278,10 @@ describe("the app, configured for this world only, buys from it", () => {
     const statuses = outcome.payments.map((payment) => payment.status);
     expect(statuses).toContain("failed");
     expect(statuses).not.toContain("signing");
-    expect(outcome.payments.find((payment) => payment.status === "failed")).toMatchObject({ reason: "limit-exceeded", resource: expect.stringContaining(translate.url) });
+    expect(outcome.payments.find((payment) => payment.status === "failed")).toMatchObject({
+      reason: "limit-exceeded",
+      resource: expect.stringContaining(translate.url),
+    });
     // Asked for its terms (402), never sent a payment; the facilitator never heard of it.
     expect(world.services.requests.filter((request) => request.paid).length).toBe(paidRequestsBefore);
     expect(world.facilitator.calls.length).toBe(facilitatorCallsBefore);

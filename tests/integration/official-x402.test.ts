@@ -64,9 +64,11 @@ function exampleRequest(service: Service): [string, RequestInit] {
 
 async function inPool<Item>(items: readonly Item[], limit: number, work: (item: Item) => Promise<void>): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
 }
 
 const getJson = async (path: string) => {
@@ -81,7 +83,8 @@ async function paymentRequiredOf(response: Response): Promise<Record<string, unk
   return header ? decodePaymentRequiredHeader(header) : ((await response.clone().json()) as Record<string, unknown>);
 }
 
-const named402Problems = async (label: string, response: Response) => (await paymentRequiredProblems(await paymentRequiredOf(response))).map((problem) => `${label}: ${problem}`);
+const named402Problems = async (label: string, response: Response) =>
+  (await paymentRequiredProblems(await paymentRequiredOf(response))).map((problem) => `${label}: ${problem}`);
 
 describe("every message of the local world passes the official x402 schemas", () => {
   it("every service's 402, every page of the discovery list and of search, and /supported", async () => {
@@ -114,7 +117,7 @@ describe("every message of the local world passes the official x402 schemas", ()
     // Every page of the list, at the largest page size and at an odd small one.
     for (const limit of [100, 9]) {
       const resources: string[] = [];
-      for (let offset = 0, total = Infinity; offset < total; ) {
+      for (let offset = 0, total = Infinity; offset < total;) {
         const page = await getJson(`/discovery/resources?limit=${limit}&offset=${offset}`);
         problems.push(...listPageProblems(page).map((problem) => `list limit=${limit} offset=${offset}: ${problem}`));
         const { items, pagination } = page as { items: { resource: string }[]; pagination: { total: number; offset: number } };
@@ -185,99 +188,121 @@ describe("the official client pays every payable service of the local world", ()
       .register(network, new UptoEvmScheme(account))
       .registerV1(v1Network, new ExactEvmSchemeV1(account))
       .registerExtension(createSIWxClientExtension({ signers: [account] }))
-      .setSpendControls({ allowedAssets: [{ network, asset: devnet.usdc }, { network: v1Network, asset: devnet.usdc }] });
+      .setSpendControls({
+        allowedAssets: [
+          { network, asset: devnet.usdc },
+          { network: v1Network, asset: devnet.usdc },
+        ],
+      });
   }
 
-  it("each at its listed price (metered: what it used, at most its ceiling), with a 200 and its data; the foreign-only one refused; a replayed payment refused; nothing else moves", { timeout: 180_000 }, async () => {
-    const startedAt = performance.now();
-    const client = officialClient();
-    // The channel services (batch-settlement) are paid by the official channel client in batch-settlement-local-world.
-    const payable = devnet.services.filter((service) => !service.offline && service.network !== FOREIGN_NETWORK && service.scheme !== "batch-settlement");
-    const problems: string[] = [];
-    const paid = new Map<string, { transaction: Hex; paymentHeader: string; amount: bigint }>();
-    const before = await balances();
+  it(
+    "each at its listed price (metered: what it used, at most its ceiling), with a 200 and its data; the foreign-only one refused; a replayed payment refused; nothing else moves",
+    { timeout: 180_000 },
+    async () => {
+      const startedAt = performance.now();
+      const client = officialClient();
+      // The channel services (batch-settlement) are paid by the official channel client in batch-settlement-local-world.
+      const payable = devnet.services.filter((service) => !service.offline && service.network !== FOREIGN_NETWORK && service.scheme !== "batch-settlement");
+      const problems: string[] = [];
+      const paid = new Map<string, { transaction: Hex; paymentHeader: string; amount: bigint }>();
+      const before = await balances();
 
-    // Each service's outcome is collected, so a failure names every service it hits, not the first.
-    const failures: string[] = [];
-    await inPool(payable, CONCURRENCY, (service) => payOne(service).catch((error: unknown) => void failures.push(`${service.name}: ${error instanceof Error ? error.message : String(error)}`)));
+      // Each service's outcome is collected, so a failure names every service it hits, not the first.
+      const failures: string[] = [];
+      await inPool(payable, CONCURRENCY, (service) =>
+        payOne(service).catch((error: unknown) => void failures.push(`${service.name}: ${error instanceof Error ? error.message : String(error)}`)),
+      );
 
-    async function payOne(service: Service): Promise<void> {
-      // The official client over a fetch that keeps what it sends and checks every 402 it is sent.
-      const sent: string[] = [];
-      const recording = async (input: RequestInfo | URL, init?: RequestInit) => {
-        const request = new Request(input, init);
-        const paymentHeader = request.headers.get("payment-signature") ?? request.headers.get("x-payment");
-        if (paymentHeader) sent.push(paymentHeader);
-        const response = await fetch(request);
-        if (response.status === 402) problems.push(...(await named402Problems(`${service.name} (402 to the client)`, response)));
-        return response;
-      };
-      const response = await wrapFetchWithPayment(recording, client)(...exampleRequest(service));
-      if (response.status !== 200) {
-        const refusal = response.status === 402 ? (await paymentRequiredOf(response)).error : await response.text();
-        throw new Error(`HTTP ${response.status}: ${String(refusal)}`);
+      async function payOne(service: Service): Promise<void> {
+        // The official client over a fetch that keeps what it sends and checks every 402 it is sent.
+        const sent: string[] = [];
+        const recording = async (input: RequestInfo | URL, init?: RequestInit) => {
+          const request = new Request(input, init);
+          const paymentHeader = request.headers.get("payment-signature") ?? request.headers.get("x-payment");
+          if (paymentHeader) sent.push(paymentHeader);
+          const response = await fetch(request);
+          if (response.status === 402) problems.push(...(await named402Problems(`${service.name} (402 to the client)`, response)));
+          return response;
+        };
+        const response = await wrapFetchWithPayment(recording, client)(...exampleRequest(service));
+        if (response.status !== 200) {
+          const refusal = response.status === 402 ? (await paymentRequiredOf(response)).error : await response.text();
+          throw new Error(`HTTP ${response.status}: ${String(refusal)}`);
+        }
+        const body = (await response.json()) as Record<string, unknown>;
+        expect(body, service.name).toMatchObject({ demo: true });
+        expect(Object.keys(body).length, service.name).toBeGreaterThan(2);
+
+        const header = response.headers.get(service.x402Version === 2 ? "payment-response" : "x-payment-response");
+        expect(header, service.name).toBeTruthy();
+        const settlement = decodePaymentResponseHeader(header ?? "");
+        problems.push(
+          ...(await paymentResponseProblems(settlement, { x402Version: service.x402Version, payee: merchant() })).map(
+            (problem) => `${service.name} (PAYMENT-RESPONSE): ${problem}`,
+          ),
+        );
+        expect(settlement).toMatchObject({ success: true, payer: payer().address });
+
+        // The chain: this settlement moved exactly the listed price (metered: the settled amount), from the payer to the payee.
+        const amount = service.scheme === "upto" ? meteredAmount(service, body, settlement.amount) : BigInt(service.amount ?? "");
+        const receipt = await chain.getTransactionReceipt({ hash: settlement.transaction as Hex });
+        const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter(
+          (log) => log.address.toLowerCase() === devnet.usdc.toLowerCase(),
+        );
+        expect(
+          transfers.map((log) => [log.args.from, log.args.to, log.args.value]),
+          service.name,
+        ).toEqual([[payer().address, merchant(), amount]]);
+        expect(sent, `${service.name}: one payment sent`).toHaveLength(1);
+        paid.set(service.name, { transaction: settlement.transaction as Hex, paymentHeader: sent[0] ?? "", amount });
       }
-      const body = (await response.json()) as Record<string, unknown>;
-      expect(body, service.name).toMatchObject({ demo: true });
-      expect(Object.keys(body).length, service.name).toBeGreaterThan(2);
+      const paymentsMs = Math.round(performance.now() - startedAt);
 
-      const header = response.headers.get(service.x402Version === 2 ? "payment-response" : "x-payment-response");
-      expect(header, service.name).toBeTruthy();
-      const settlement = decodePaymentResponseHeader(header ?? "");
-      problems.push(...(await paymentResponseProblems(settlement, { x402Version: service.x402Version, payee: merchant() })).map((problem) => `${service.name} (PAYMENT-RESPONSE): ${problem}`));
-      expect(settlement).toMatchObject({ success: true, payer: payer().address });
+      expect(failures, `paid ${paid.size} of ${payable.length}`).toEqual([]);
+      expect(problems).toEqual([]);
+      expect([...paid.keys()].sort()).toEqual(payable.map((service) => service.name).sort());
+      expect(new Set([...paid.values()].map((entry) => entry.transaction)).size).toBe(payable.length);
+      const total = [...paid.values()].reduce((sum, entry) => sum + entry.amount, 0n);
+      const afterPaying = await balances();
+      expect(afterPaying).toEqual([before[0] - total, before[1] + total]);
 
-      // The chain: this settlement moved exactly the listed price (metered: the settled amount), from the payer to the payee.
-      const amount = service.scheme === "upto" ? meteredAmount(service, body, settlement.amount) : BigInt(service.amount ?? "");
-      const receipt = await chain.getTransactionReceipt({ hash: settlement.transaction as Hex });
-      const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => log.address.toLowerCase() === devnet.usdc.toLowerCase());
-      expect(transfers.map((log) => [log.args.from, log.args.to, log.args.value]), service.name).toEqual([[payer().address, merchant(), amount]]);
-      expect(sent, `${service.name}: one payment sent`).toHaveLength(1);
-      paid.set(service.name, { transaction: settlement.transaction as Hex, paymentHeader: sent[0] ?? "", amount });
-    }
-    const paymentsMs = Math.round(performance.now() - startedAt);
+      // Sign-in-with-x: the wallet that paid for the document gets it again by signing in, unpaid.
+      const archive = named("archive");
+      const again = await wrapFetchWithPayment(fetch, client)(...exampleRequest(archive));
+      expect(again.status).toBe(200);
+      expect(again.headers.get("payment-response")).toBeNull();
 
-    expect(failures, `paid ${paid.size} of ${payable.length}`).toEqual([]);
-    expect(problems).toEqual([]);
-    expect([...paid.keys()].sort()).toEqual(payable.map((service) => service.name).sort());
-    expect(new Set([...paid.values()].map((entry) => entry.transaction)).size).toBe(payable.length);
-    const total = [...paid.values()].reduce((sum, entry) => sum + entry.amount, 0n);
-    const afterPaying = await balances();
-    expect(afterPaying).toEqual([before[0] - total, before[1] + total]);
+      // The service that takes only another network: refused before anything is signed.
+      const oracle = named("mainnet-oracle");
+      const unpaid = await fetch(...exampleRequest(oracle));
+      expect(((await paymentRequiredOf(unpaid)).accepts as { network: string }[]).map((option) => option.network)).toEqual([FOREIGN_NETWORK]);
+      await expect(wrapFetchWithPayment(fetch, client)(...exampleRequest(oracle))).rejects.toThrow(
+        /Failed to create payment payload: No network\/scheme registered/,
+      );
+      // The listed service whose server is down: nothing answers.
+      await expect(wrapFetchWithPayment(fetch, client)(...exampleRequest(named("translate")))).rejects.toThrow();
 
-    // Sign-in-with-x: the wallet that paid for the document gets it again by signing in, unpaid.
-    const archive = named("archive");
-    const again = await wrapFetchWithPayment(fetch, client)(...exampleRequest(archive));
-    expect(again.status).toBe(200);
-    expect(again.headers.get("payment-response")).toBeNull();
+      // A used payment re-sent, exactly as the official client sent it: refused.
+      const weather = named("weather");
+      const [weatherUrl, weatherInit] = exampleRequest(weather);
+      const replayed = await fetch(weatherUrl, { ...weatherInit, headers: { "PAYMENT-SIGNATURE": paid.get("weather")?.paymentHeader ?? "" } });
+      expect(replayed.status).toBe(402);
+      expect(await named402Problems("weather replay", replayed)).toEqual([]);
+      expect((await paymentRequiredOf(replayed)).error).toMatch(/nonce|used|authorization/i);
+      // The official client itself never sends a payment twice: with the used header on, it stops.
+      await expect(
+        wrapFetchWithPayment(fetch, client)(weatherUrl, { ...weatherInit, headers: { "PAYMENT-SIGNATURE": paid.get("weather")?.paymentHeader ?? "" } }),
+      ).rejects.toThrow("Payment already attempted");
+      // The same for the v1 service and its X-PAYMENT header.
+      const fx = named("fx-rates");
+      const [fxUrl, fxInit] = exampleRequest(fx);
+      const replayedV1 = await fetch(fxUrl, { ...fxInit, headers: { "X-PAYMENT": paid.get("fx-rates")?.paymentHeader ?? "" } });
+      expect(replayedV1.status).toBe(402);
+      expect(await named402Problems("fx-rates replay", replayedV1)).toEqual([]);
 
-    // The service that takes only another network: refused before anything is signed.
-    const oracle = named("mainnet-oracle");
-    const unpaid = await fetch(...exampleRequest(oracle));
-    expect(((await paymentRequiredOf(unpaid)).accepts as { network: string }[]).map((option) => option.network)).toEqual([FOREIGN_NETWORK]);
-    await expect(wrapFetchWithPayment(fetch, client)(...exampleRequest(oracle))).rejects.toThrow(/Failed to create payment payload: No network\/scheme registered/);
-    // The listed service whose server is down: nothing answers.
-    await expect(wrapFetchWithPayment(fetch, client)(...exampleRequest(named("translate")))).rejects.toThrow();
-
-    // A used payment re-sent, exactly as the official client sent it: refused.
-    const weather = named("weather");
-    const [weatherUrl, weatherInit] = exampleRequest(weather);
-    const replayed = await fetch(weatherUrl, { ...weatherInit, headers: { "PAYMENT-SIGNATURE": paid.get("weather")?.paymentHeader ?? "" } });
-    expect(replayed.status).toBe(402);
-    expect(await named402Problems("weather replay", replayed)).toEqual([]);
-    expect((await paymentRequiredOf(replayed)).error).toMatch(/nonce|used|authorization/i);
-    // The official client itself never sends a payment twice: with the used header on, it stops.
-    await expect(wrapFetchWithPayment(fetch, client)(weatherUrl, { ...weatherInit, headers: { "PAYMENT-SIGNATURE": paid.get("weather")?.paymentHeader ?? "" } })).rejects.toThrow(
-      "Payment already attempted",
-    );
-    // The same for the v1 service and its X-PAYMENT header.
-    const fx = named("fx-rates");
-    const [fxUrl, fxInit] = exampleRequest(fx);
-    const replayedV1 = await fetch(fxUrl, { ...fxInit, headers: { "X-PAYMENT": paid.get("fx-rates")?.paymentHeader ?? "" } });
-    expect(replayedV1.status).toBe(402);
-    expect(await named402Problems("fx-rates replay", replayedV1)).toEqual([]);
-
-    expect(await balances(), "nothing moved after the payments").toEqual(afterPaying);
-    console.log(`official-x402: paid ${paid.size} of ${payable.length} payable (${devnet.services.length} listed) in ${paymentsMs} ms, ${total} base units`);
-  });
+      expect(await balances(), "nothing moved after the payments").toEqual(afterPaying);
+      console.log(`official-x402: paid ${paid.size} of ${payable.length} payable (${devnet.services.length} listed) in ${paymentsMs} ms, ${total} base units`);
+    },
+  );
 });

@@ -67,17 +67,42 @@ const SUMMARY_TEXT = "Solar%20power%20got%20cheaper%20again";
 const ANALYZE_TEXT = "Wind farms move offshore, and storage fills the gaps between the windy days.";
 
 const CASES: Record<string, Case> = {
-  "Call URL": { said: (url) => `Call ${url}`, url: () => at("weather", "/weather?city=Lisbon"), method: "GET", amount: () => parseUnits(service("weather").price, 6) },
-  "Get URL for me": { said: (url) => `Get ${url} for me`, url: () => at("weather", "/weather?city=Porto"), method: "GET", amount: () => parseUnits(service("weather").price, 6) },
-  "Please fetch URL": { said: (url) => `Please fetch ${url}`, url: () => at("weather", "/weather?city=Oslo"), method: "GET", amount: () => parseUnits(service("weather").price, 6) },
+  "Call URL": {
+    said: (url) => `Call ${url}`,
+    url: () => at("weather", "/weather?city=Lisbon"),
+    method: "GET",
+    amount: () => parseUnits(service("weather").price, 6),
+  },
+  "Get URL for me": {
+    said: (url) => `Get ${url} for me`,
+    url: () => at("weather", "/weather?city=Porto"),
+    method: "GET",
+    amount: () => parseUnits(service("weather").price, 6),
+  },
+  "Please fetch URL": {
+    said: (url) => `Please fetch ${url}`,
+    url: () => at("weather", "/weather?city=Oslo"),
+    method: "GET",
+    amount: () => parseUnits(service("weather").price, 6),
+  },
   "another city in the words": {
     said: (url) => `What's the weather in Paris? Call ${url}`,
     url: () => at("weather", "/weather?city=Lisbon"),
     method: "GET",
     amount: () => parseUnits(service("weather").price, 6),
   },
-  "a path parameter": { said: (url) => url, url: () => at("stock-quote", "/stocks/NVDA/quote"), method: "GET", amount: () => parseUnits(service("stock-quote").price, 6) },
-  "a metered query": { said: (url) => `Call ${url}`, url: () => at("row-meter", "/metered/data/rows?rows=12&dataset=sales"), method: "GET", amount: () => 12n * unitPrice("row-meter") },
+  "a path parameter": {
+    said: (url) => url,
+    url: () => at("stock-quote", "/stocks/NVDA/quote"),
+    method: "GET",
+    amount: () => parseUnits(service("stock-quote").price, 6),
+  },
+  "a metered query": {
+    said: (url) => `Call ${url}`,
+    url: () => at("row-meter", "/metered/data/rows?rows=12&dataset=sales"),
+    method: "GET",
+    amount: () => 12n * unitPrice("row-meter"),
+  },
   "a metered service that settles its ceiling": {
     said: (url) => `Call ${url}`,
     url: () => at("overcharging-summary", `/metered/text/summary?text=${SUMMARY_TEXT}`),

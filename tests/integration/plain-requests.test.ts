@@ -16,8 +16,19 @@ import { NOTHING, PLAIN_REQUESTS, type PlainRequest } from "./plain-requests.tab
 const CONCURRENT_CHATS = 4;
 const REQUIRED_SHARE = 0.9;
 
-type ToolCall = { toolName: string; input: { url?: string; method?: string; body?: unknown; query?: string; endpoint?: string; tool?: string; arguments?: unknown } };
-type Outcome = { row: PlainRequest; called: string | undefined; paidTo: string | undefined; call: ToolCall["input"] | undefined; result: ChatResult; ok: boolean; why: string };
+type ToolCall = {
+  toolName: string;
+  input: { url?: string; method?: string; body?: unknown; query?: string; endpoint?: string; tool?: string; arguments?: unknown };
+};
+type Outcome = {
+  row: PlainRequest;
+  called: string | undefined;
+  paidTo: string | undefined;
+  call: ToolCall["input"] | undefined;
+  result: ChatResult;
+  ok: boolean;
+  why: string;
+};
 
 let harness: ChatHarness;
 const toolCalls = new Map<string, ToolCall[]>();
@@ -83,7 +94,12 @@ function serviceAt(url: string): string | undefined {
   const called = new URL(url);
   return harness.devnet.services.find((service) => {
     const listed = new URL(service.url);
-    const pattern = new RegExp(`^${listed.pathname.split("/").map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`);
+    const pattern = new RegExp(
+      `^${listed.pathname
+        .split("/")
+        .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("/")}$`,
+    );
     return listed.origin === called.origin && pattern.test(called.pathname);
   })?.name;
 }
@@ -99,12 +115,20 @@ async function run(row: PlainRequest): Promise<Outcome> {
   // An MCP tool call names the tool at an endpoint of the local world's MCP server, as `mcp:<tool>`.
   const called = call?.url ? serviceAt(call.url) : call?.endpoint ? mcpToolAt(call.endpoint, call.tool) : undefined;
   const paidResource = result.payments.find((payment) => payment.id.startsWith("pay_") && payment.resource)?.resource;
-  const paidTo = paidResource ? (serviceAt(paidResource) ?? mcpToolAt(paidResource.split("#")[0]!, decodeURIComponent(paidResource.split("#")[1] ?? ""))) : undefined;
+  const paidTo = paidResource
+    ? (serviceAt(paidResource) ?? mcpToolAt(paidResource.split("#")[0]!, decodeURIComponent(paidResource.split("#")[1] ?? "")))
+    : undefined;
   const judged = judge(row, called, paidTo, call, result);
   return { row, called, paidTo, call, result, ...judged };
 }
 
-function judge(row: PlainRequest, called: string | undefined, paidTo: string | undefined, call: ToolCall["input"] | undefined, result: ChatResult): { ok: boolean; why: string } {
+function judge(
+  row: PlainRequest,
+  called: string | undefined,
+  paidTo: string | undefined,
+  call: ToolCall["input"] | undefined,
+  result: ChatResult,
+): { ok: boolean; why: string } {
   if (result.response.status !== 200) return { ok: false, why: `HTTP ${result.response.status}` };
   if (row.expected === NOTHING) {
     if (called) return { ok: false, why: `called ${called}` };
@@ -116,7 +140,8 @@ function judge(row: PlainRequest, called: string | undefined, paidTo: string | u
   const sent = `${decodeURIComponent(call?.url ?? "").replace(/\+/g, " ")} ${JSON.stringify(call?.body ?? call?.arguments ?? "")}`;
   const sentFlat = sent.replace(/"(\w+)":\s*/g, "$1=");
   // A carried "name=value" is a whole parameter or field: "dataset=sales" is not "dataset=sales data".
-  const carries = (value: string, text: string) => (value.includes("=") ? new RegExp(`${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[&\\s,}"]|$)`).test(text) : text.includes(value));
+  const carries = (value: string, text: string) =>
+    value.includes("=") ? new RegExp(`${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[&\\s,}"]|$)`).test(text) : text.includes(value);
   const lost = (row.carries ?? []).filter((value) => !carries(value, sent) && !carries(value, sentFlat));
   return lost.length === 0 ? { ok: true, why: "called" } : { ok: false, why: `call lacks ${lost.join(", ")}: ${sent}` };
 }
@@ -125,7 +150,19 @@ describe("plain requests reach the right service through discovery (offline demo
   it("covers every group of the local world with at least 30 requests", () => {
     expect(PLAIN_REQUESTS.length).toBeGreaterThanOrEqual(30);
     const groups = new Set(PLAIN_REQUESTS.map((row) => row.group));
-    expect([...groups].sort()).toEqual(["body", "foreign-first", "foreign-only", "guides", "mcp", "nothing", "offline", "path", "query", "sign-in", "suggestion"]);
+    expect([...groups].sort()).toEqual([
+      "body",
+      "foreign-first",
+      "foreign-only",
+      "guides",
+      "mcp",
+      "nothing",
+      "offline",
+      "path",
+      "query",
+      "sign-in",
+      "suggestion",
+    ]);
   });
 
   it(`routes at least ${REQUIRED_SHARE * 100} % of them`, () => {
@@ -134,7 +171,9 @@ describe("plain requests reach the right service through discovery (offline demo
     const share = right / outcomes.length;
     const report = [
       `plain requests routed right: ${right}/${outcomes.length} (${(share * 100).toFixed(1)} %)`,
-      ...outcomes.filter((outcome) => !outcome.ok).map((outcome) => `  MISSED [${outcome.row.group}] “${outcome.row.request}” expected ${outcome.row.expected}: ${outcome.why}`),
+      ...outcomes
+        .filter((outcome) => !outcome.ok)
+        .map((outcome) => `  MISSED [${outcome.row.group}] “${outcome.row.request}” expected ${outcome.row.expected}: ${outcome.why}`),
     ].join("\n");
     // Shown whatever the outcome: the share is this suite's result.
     process.stdout.write(`\n${report}\n`);
@@ -143,7 +182,10 @@ describe("plain requests reach the right service through discovery (offline demo
 
   it("never pays when nothing fits, and says what it searched for with the closest listings", () => {
     for (const outcome of outcomes.filter((entry) => entry.row.expected === NOTHING)) {
-      expect(outcome.result.payments.filter((payment) => payment.id.startsWith("pay_")), outcome.row.request).toEqual([]);
+      expect(
+        outcome.result.payments.filter((payment) => payment.id.startsWith("pay_")),
+        outcome.row.request,
+      ).toEqual([]);
       expect(outcome.result.text, outcome.row.request).toMatch(/I searched the Bazaar for “/);
     }
   });
@@ -156,7 +198,10 @@ describe("plain requests reach the right service through discovery (offline demo
   it("buys paid MCP tools like any listing: the translation arrives, the summarizer's paid failure is reported with its transaction", () => {
     const translated = outcomes.find((outcome) => outcome.row.expected === "mcp:translate");
     expect(translated?.result.payments.find((payment) => payment.status === "quoted")).toMatchObject({ service: "translate", amount: "0.02" });
-    expect(translated?.result.payments.find((payment) => payment.status === "delivered")).toMatchObject({ service: "translate", result: { data: { translation: "bueno mañana" } } });
+    expect(translated?.result.payments.find((payment) => payment.status === "delivered")).toMatchObject({
+      service: "translate",
+      result: { data: { translation: "bueno mañana" } },
+    });
     expect(translated?.result.text).toContain("bueno mañana");
     for (const summarized of outcomes.filter((outcome) => outcome.row.expected === "mcp:summarize")) {
       const last = summarized.result.payments.filter((payment) => payment.id.startsWith("pay_")).at(-1);

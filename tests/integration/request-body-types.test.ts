@@ -87,11 +87,16 @@ beforeAll(async () => {
     "/discovery/resources": {
       answer: () => {
         const items = [
-          listing("/v1/subscribe", "Letterbox", ["newsletter"], declareDiscoveryExtension({
-            bodyType: "form-data",
-            input: { email: "ada@example.com", list: "weekly" },
-            inputSchema: { properties: { email: { type: "string" }, list: { type: "string" } }, required: ["email", "list"] },
-          })),
+          listing(
+            "/v1/subscribe",
+            "Letterbox",
+            ["newsletter"],
+            declareDiscoveryExtension({
+              bodyType: "form-data",
+              input: { email: "ada@example.com", list: "weekly" },
+              inputSchema: { properties: { email: { type: "string" }, list: { type: "string" } }, required: ["email", "list"] },
+            }),
+          ),
           listing("/v1/summarize", "Shortly", ["summarize"], declareDiscoveryExtension({ bodyType: "text", input: {}, inputSchema: { properties: {} } })),
         ];
         return { items, pagination: { limit: 100, offset: 0, total: items.length } };
@@ -122,7 +127,8 @@ afterAll(async () => {
   await Promise.all([hostile?.close(), bazaar?.close()]);
 });
 
-const requestsTo = (path: string) => hostile.requests.filter((request) => request.path === path).map(({ hasPayment, body, contentType }) => ({ hasPayment, body, contentType }));
+const requestsTo = (path: string) =>
+  hostile.requests.filter((request) => request.path === path).map(({ hasPayment, body, contentType }) => ({ hasPayment, body, contentType }));
 
 describe("form and text bodies, as the service declared them", () => {
   it("sends fields to a form-data service URL-encoded, with the form content type, and pays for it", async () => {
@@ -132,7 +138,10 @@ describe("form and text bodies, as the service declared them", () => {
     const result = await harness.chat(userMessage("Subscribe ada+news@example.com to the weekly digest newsletter"));
     expect(result.finish).toMatchObject({ finishReason: "payment-complete" });
     const sent = { body: "email=ada%2Bnews%40example.com&list=weekly+digest", contentType: FORM };
-    expect(requestsTo("/v1/subscribe")).toEqual([{ hasPayment: false, ...sent }, { hasPayment: true, ...sent }]);
+    expect(requestsTo("/v1/subscribe")).toEqual([
+      { hasPayment: false, ...sent },
+      { hasPayment: true, ...sent },
+    ]);
     expect(hostile.settlements.filter((settlement) => settlement.path === "/v1/subscribe")).toHaveLength(1);
     expect(await harness.usdcBalance(agent)).toBe(agentBefore - PRICE);
     expect(await harness.usdcBalance(payTo)).toBe(payeeBefore + PRICE);

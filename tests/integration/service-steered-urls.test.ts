@@ -24,7 +24,6 @@ let harness: ChatHarness;
 let hostile: HostileService;
 let fake: FakeOpenAiServer;
 
-
 /**
  * The obedient model: calls the URL in the user's words, then whatever URL the last tool
  * result tells it to fetch; once nothing more is offered (a go-ahead is asked), it stops.
@@ -65,7 +64,8 @@ afterAll(async () => {
 
 /** The queries of /loop the service was asked for, in order (unpaid and paid). */
 const loopQueries = () => hostile.requests.filter((request) => request.path === "/loop").map((request) => request.search);
-const confirmationOf = (payments: PaymentEvent[]) => payments.find((payment) => payment.status === "awaiting-approval")?.confirmation as AgentConfirmation | undefined;
+const confirmationOf = (payments: PaymentEvent[]) =>
+  payments.find((payment) => payment.status === "awaiting-approval")?.confirmation as AgentConfirmation | undefined;
 
 describe("a URL a service's answer steers the model to", () => {
   it("is not the URL the user named: one payment for i=1, then a go-ahead for i=2 before the service hears of it", async () => {

@@ -44,7 +44,13 @@ function chain() {
 
 /** Transfers of USDC to the payee since the test began, from `from` when given. */
 async function transfersToPayee(from?: Address) {
-  const logs = await chain().getLogs({ address: harness.devnet.usdc as Address, event: transferEvent, args: { to: merchant, ...(from ? { from } : {}) }, fromBlock: startBlock, toBlock: "latest" });
+  const logs = await chain().getLogs({
+    address: harness.devnet.usdc as Address,
+    event: transferEvent,
+    args: { to: merchant, ...(from ? { from } : {}) },
+    fromBlock: startBlock,
+    toBlock: "latest",
+  });
   return logs.map((log) => ({ from: log.args.from, value: log.args.value }));
 }
 
@@ -146,7 +152,9 @@ describe("pay once, use again (the user's wallet: request 1 offers a sign-in, re
     expect(await transfersToPayee(userAddress())).toEqual(before);
 
     const signature = await userAccount().signTypedData(walletTypedDataOf(approval));
-    const paid = await harness.chat(question("Get archive document doc-9"), { headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(approval, signature) } });
+    const paid = await harness.chat(question("Get archive document doc-9"), {
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(approval, signature) },
+    });
     expect(paid.finish?.finishReason).toBe("payment-complete");
     expect(await transfersToPayee(userAddress())).toEqual([...before, { from: userAddress(), value: PRICE }]);
   });
@@ -157,7 +165,9 @@ describe("pay once, use again (the user's wallet: request 1 offers a sign-in, re
     const served = await harness.chat(question("Show me archive document doc-9 again"), { headers: { [SIGN_IN_WITH_X_HEADER]: header } });
     expect(served.response.status).toBe(200);
     expect(findSequenceViolations(served.events)).toEqual([]);
-    expect(served.payments).toEqual([expect.objectContaining({ status: "delivered", access: "sign-in-with-x", payer: userAddress(), resource: archiveUrl("doc-9") })]);
+    expect(served.payments).toEqual([
+      expect.objectContaining({ status: "delivered", access: "sign-in-with-x", payer: userAddress(), resource: archiveUrl("doc-9") }),
+    ]);
     expect(served.finish).toMatchObject({ finishReason: "stop", txHash: null, payments: [] });
     expect(served.text).toMatch(/nothing was paid now/i);
     expect(await Promise.all([harness.usdcBalance(userAddress()), transfersToPayee()])).toEqual(before);
@@ -167,13 +177,17 @@ describe("pay once, use again (the user's wallet: request 1 offers a sign-in, re
     const stranger = privateKeyToAccount(harness.devnet.accounts.agent.privateKey as `0x${string}`);
     const before = await transfersToPayee();
     const { header: wrongSigner } = await signedInHeader("Show me archive document doc-9 again", stranger);
-    expect((await harness.chat(question("Show me archive document doc-9 again"), { headers: { [SIGN_IN_WITH_X_HEADER]: wrongSigner } })).response.status).toBe(402);
+    expect((await harness.chat(question("Show me archive document doc-9 again"), { headers: { [SIGN_IN_WITH_X_HEADER]: wrongSigner } })).response.status).toBe(
+      402,
+    );
 
     const { header } = await signedInHeader("Show me archive document doc-9 again");
     const swapped = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { request: { url: string } };
     swapped.request.url = archiveUrl("doc-10");
     const reencoded = Buffer.from(JSON.stringify(swapped)).toString("base64");
-    expect((await harness.chat(question("Show me archive document doc-9 again"), { headers: { [SIGN_IN_WITH_X_HEADER]: reencoded } })).response.status).toBe(402);
+    expect((await harness.chat(question("Show me archive document doc-9 again"), { headers: { [SIGN_IN_WITH_X_HEADER]: reencoded } })).response.status).toBe(
+      402,
+    );
 
     const otherWallet = { ...question("Show me archive document doc-9 again"), walletAddress: getAddress(harness.devnet.accounts.unfunded.address) };
     expect((await harness.chat(otherWallet, { headers: { [SIGN_IN_WITH_X_HEADER]: header } })).response.status).toBe(402);

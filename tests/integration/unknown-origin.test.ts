@@ -66,7 +66,10 @@ describe("a paid URL of unknown origin", () => {
     expect(second.response.status).toBe(200);
     expect(second.finish).toMatchObject({ finishReason: "payment-complete" });
     expect(world!.translate.served.map((served) => served.body)).toEqual([body]);
-    expect(await Promise.all([harness.usdcBalance(agent), harness.usdcBalance(world!.translate.payTo)])).toEqual([before[0]! - TRANSLATE_PRICE, before[1]! + TRANSLATE_PRICE]);
+    expect(await Promise.all([harness.usdcBalance(agent), harness.usdcBalance(world!.translate.payTo)])).toEqual([
+      before[0]! - TRANSLATE_PRICE,
+      before[1]! + TRANSLATE_PRICE,
+    ]);
 
     // The same go-ahead again is a retry: the recorded outcome, no second payment.
     const again = await harness.chat(ask(), { headers: { "idempotency-key": key, "payment-approval": waiting!.confirmation!.token } });
@@ -78,7 +81,8 @@ describe("a paid URL of unknown origin", () => {
     callUnlisted();
     const key = randomUUID();
     const first = await harness.chat(ask(), { headers: { "idempotency-key": key } });
-    const token = (first.payments.find((payment) => payment.status === "awaiting-approval") as { confirmation?: AgentConfirmation } | undefined)?.confirmation?.token;
+    const token = (first.payments.find((payment) => payment.status === "awaiting-approval") as { confirmation?: AgentConfirmation } | undefined)?.confirmation
+      ?.token;
     expect(token).toBeDefined();
     const before = await harness.usdcBalance(world!.translate.payTo);
     const [payload, signature] = token!.split(".");
@@ -98,7 +102,9 @@ describe("a paid URL of unknown origin", () => {
   it("is paid at once when the user's own words named it", async () => {
     callUnlisted();
     const before = await harness.usdcBalance(world!.translate.payTo);
-    const result = await harness.chat(ask(`Use ${world!.translate.resource} to translate good morning into French`), { headers: { "idempotency-key": randomUUID() } });
+    const result = await harness.chat(ask(`Use ${world!.translate.resource} to translate good morning into French`), {
+      headers: { "idempotency-key": randomUUID() },
+    });
     expect(result.finish).toMatchObject({ finishReason: "payment-complete" });
     expect(await harness.usdcBalance(world!.translate.payTo)).toBe(before + TRANSLATE_PRICE);
   });

@@ -54,8 +54,14 @@ afterAll(async () => {
 /** `GET /api/payments` as the wallet's owner: with the session cookie of a sign-in by it. */
 async function ownHistory(): Promise<PaymentView[]> {
   const now = Date.now();
-  const token = createSessionToken({ address: victim, chainId: harness.deps.network.chainId, issuedAt: now - 1_000, expiresAt: now + 60_000 }, sessionSecretOf(harness.env));
-  const response = await handlePaymentsRequest(new Request("http://127.0.0.1/api/payments?limit=100", { headers: { cookie: `${SESSION_COOKIE}=${token}` } }), () => harness.deps);
+  const token = createSessionToken(
+    { address: victim, chainId: harness.deps.network.chainId, issuedAt: now - 1_000, expiresAt: now + 60_000 },
+    sessionSecretOf(harness.env),
+  );
+  const response = await handlePaymentsRequest(
+    new Request("http://127.0.0.1/api/payments?limit=100", { headers: { cookie: `${SESSION_COOKIE}=${token}` } }),
+    () => harness.deps,
+  );
   expect(response.status).toBe(200);
   const body = (await response.json()) as { payer: string; payments: PaymentView[] };
   expect(body.payer).toBe(victim);

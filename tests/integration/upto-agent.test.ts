@@ -85,7 +85,12 @@ function purchaseDeps(onReserved?: () => Promise<void>): PurchaseDependencies {
 type Bought = { outcome: PurchaseOutcome; events: PaymentEvent[]; tracker: PaymentTracker };
 
 let sequence = 0;
-async function buy(name: string, call: { query?: Record<string, string>; body?: Record<string, unknown> }, daily: bigint, deps = purchaseDeps()): Promise<Bought> {
+async function buy(
+  name: string,
+  call: { query?: Record<string, string>; body?: Record<string, unknown> },
+  daily: bigint,
+  deps = purchaseDeps(),
+): Promise<Bought> {
   const meter = service(name);
   const url = call.query ? `${meter.url}?${new URLSearchParams(call.query)}` : meter.url;
   const events: PaymentEvent[] = [];
@@ -114,7 +119,8 @@ async function buy(name: string, call: { query?: Record<string, string>; body?: 
   return { outcome, events, tracker };
 }
 
-const balance = (address: string) => chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address as Address] });
+const balance = (address: string) =>
+  chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address as Address] });
 
 /** The USDC moved by a transaction from the agent to the merchant. */
 async function transferred(txHash: Hex): Promise<bigint> {
@@ -184,7 +190,8 @@ describe("the agent pays a metered service", () => {
     // Every reservation that went through left settled + reserved within the budget at ceilings.
     expect(peaks.length).toBe(delivered.length);
     for (const peak of peaks) expect(peak).toBeLessThanOrEqual(daily);
-    for (const result of refused) expect(result.outcome.status === "failed" && result.outcome.message).toMatch(/would go over the daily limit.*nothing was signed/);
+    for (const result of refused)
+      expect(result.outcome.status === "failed" && result.outcome.message).toMatch(/would go over the daily limit.*nothing was signed/);
     // Settled: each counts 2 rows, the rest of its ceiling is free again.
     const unitPrice = BigInt(meter.metering!.unitPrice);
     const after = await spent();
@@ -240,7 +247,13 @@ describe("the agent pays a metered service", () => {
     // own signed permit for one unit more than we signed, is reverted by the upto proxy.
     const sent = sentPayments.at(-1)!.payload as {
       signature: Hex;
-      permit2Authorization: { from: Address; permitted: { token: Address; amount: string }; nonce: string; deadline: string; witness: { to: Address; facilitator: Address; validAfter: string } };
+      permit2Authorization: {
+        from: Address;
+        permitted: { token: Address; amount: string };
+        nonce: string;
+        deadline: string;
+        witness: { to: Address; facilitator: Address; validAfter: string };
+      };
     };
     const permit = sent.permit2Authorization;
     expect(permit.witness.facilitator.toLowerCase()).toBe(accounts.facilitator.address.toLowerCase());
@@ -250,14 +263,21 @@ describe("the agent pays a metered service", () => {
       abi: x402UptoPermit2ProxyABI,
       functionName: "settle",
       args: [
-        { permitted: { token: permit.permitted.token, amount: BigInt(permit.permitted.amount) }, nonce: BigInt(permit.nonce), deadline: BigInt(permit.deadline) },
+        {
+          permitted: { token: permit.permitted.token, amount: BigInt(permit.permitted.amount) },
+          nonce: BigInt(permit.nonce),
+          deadline: BigInt(permit.deadline),
+        },
         BigInt(permit.permitted.amount) + 1n,
         permit.from,
         { to: permit.witness.to, facilitator: permit.witness.facilitator, validAfter: BigInt(permit.witness.validAfter) },
         sent.signature,
       ],
     });
-    const error = await attempt.then(() => undefined, (reason: unknown) => reason);
+    const error = await attempt.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
     expect(error).toBeInstanceOf(BaseError);
     const reverted = (error as BaseError).walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
     expect(reverted?.data?.errorName).toBe("AmountExceedsPermitted");

@@ -46,7 +46,12 @@ type Service = Devnet["services"][number];
 type Metering = { unit: string; unitsUsed: number; unitPrice: string; maxUnits: number; ceiling: string; charged: string };
 
 /** Permit2's errors, to name its reverts (the proxy's are in @x402/evm's ABI). */
-const permit2Abi = parseAbi(["function DOMAIN_SEPARATOR() view returns (bytes32)", "error InvalidSigner()", "error InvalidNonce()", "error InvalidAmount(uint256 maxAmount)"]);
+const permit2Abi = parseAbi([
+  "function DOMAIN_SEPARATOR() view returns (bytes32)",
+  "error InvalidSigner()",
+  "error InvalidNonce()",
+  "error InvalidAmount(uint256 maxAmount)",
+]);
 
 let devnet: Devnet;
 let chain: ReturnType<typeof createPublicClient>;
@@ -130,15 +135,26 @@ describe("the chain holds what upto needs", () => {
     expect(code).toBe(permit2RuntimeCode(devnet.chainId));
     expect(code?.length ?? 0).toBeGreaterThan(10_000);
     const separator = await chain.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: "DOMAIN_SEPARATOR" });
-    const domainTypes = { EIP712Domain: [{ name: "name", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }] } as const;
-    expect(separator).toBe(hashDomain({ domain: { name: "Permit2", chainId: BigInt(devnet.chainId), verifyingContract: PERMIT2_ADDRESS }, types: domainTypes }));
+    const domainTypes = {
+      EIP712Domain: [
+        { name: "name", type: "string" },
+        { name: "chainId", type: "uint256" },
+        { name: "verifyingContract", type: "address" },
+      ],
+    } as const;
+    expect(separator).toBe(
+      hashDomain({ domain: { name: "Permit2", chainId: BigInt(devnet.chainId), verifyingContract: PERMIT2_ADDRESS }, types: domainTypes }),
+    );
 
     expect(await chain.getCode({ address: x402UptoPermit2ProxyAddress })).toBe(loadContractArtifact("uptoProxy").runtimeBytecode);
     expect(await chain.readContract({ address: x402UptoPermit2ProxyAddress, abi: x402UptoPermit2ProxyABI, functionName: "PERMIT2" })).toBe(PERMIT2_ADDRESS);
     expect(devnet).toMatchObject({ permit2: PERMIT2_ADDRESS, uptoProxy: x402UptoPermit2ProxyAddress });
 
     for (const owner of [devnet.accounts.agent.address, devnet.accounts.user.address] as Address[]) {
-      expect(await chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "allowance", args: [owner, PERMIT2_ADDRESS] }), owner).toBeGreaterThan(maxUint256 / 2n);
+      expect(
+        await chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "allowance", args: [owner, PERMIT2_ADDRESS] }),
+        owner,
+      ).toBeGreaterThan(maxUint256 / 2n);
     }
 
     const supported = await new HTTPFacilitatorClient({ url: devnet.facilitatorUrl }).getSupported();
@@ -166,7 +182,13 @@ describe("the chain holds what upto needs", () => {
           asset: devnet.usdc,
           payTo: merchant(),
           maxTimeoutSeconds: 120,
-          extra: { name: "USD Coin", version: "2", assetTransferMethod: "permit2", facilitatorAddress: accounts.facilitator.address, metering: service.metering },
+          extra: {
+            name: "USD Coin",
+            version: "2",
+            assetTransferMethod: "permit2",
+            facilitatorAddress: accounts.facilitator.address,
+            metering: service.metering,
+          },
         },
       ]);
       expect(BigInt(service.metering?.unitPrice ?? "0") * BigInt(service.metering?.maxUnits ?? 0), service.name).toBe(BigInt(service.amount ?? ""));
@@ -175,13 +197,21 @@ describe("the chain holds what upto needs", () => {
     const listed = (await (await fetch(new URL("/discovery/resources?scheme=upto&limit=100", devnet.facilitatorUrl))).json()) as { items: Listing[] };
     expect(listed.items.map((item) => item.resource).sort()).toEqual(metered.map((service) => service.url).sort());
     // Each listing says how to call it (its inputs, where they go) and shows the usage report an answer carries.
-    const inputs = { "text-meter": { method: "POST", body: ["text"] }, "row-meter": { method: "GET", queryParams: ["rows", "dataset"] }, "overcharging-summary": { method: "GET", queryParams: ["text"] } };
+    const inputs = {
+      "text-meter": { method: "POST", body: ["text"] },
+      "row-meter": { method: "GET", queryParams: ["rows", "dataset"] },
+      "overcharging-summary": { method: "GET", queryParams: ["text"] },
+    };
     for (const service of metered) {
       const { info } = listed.items.find((item) => item.resource === service.url)?.extensions.bazaar ?? { info: undefined };
       const [where, names] = Object.entries(inputs[service.name as keyof typeof inputs]).find(([key]) => key !== "method") as [string, string[]];
       expect(info?.input, service.name).toMatchObject({ method: inputs[service.name as keyof typeof inputs].method });
       expect(Object.keys((info?.input[where] ?? {}) as object).sort(), service.name).toEqual([...names].sort());
-      expect(info?.output.example.metering, service.name).toMatchObject({ unit: service.metering?.unit, unitPrice: service.metering?.unitPrice, ceiling: service.amount });
+      expect(info?.output.example.metering, service.name).toMatchObject({
+        unit: service.metering?.unit,
+        unitPrice: service.metering?.unitPrice,
+        ceiling: service.amount,
+      });
     }
   });
 });
@@ -193,7 +223,14 @@ describe("the official client pays metered services what they used", () => {
     const units = Math.ceil([...text.trim()].length / 100);
     expect(units).toBeGreaterThan(1);
     const paid = await payMetered(...exampleRequest(service));
-    expect(paid.body.metering).toEqual({ unit: "100 characters", unitsUsed: units, unitPrice: "1000", maxUnits: 60, ceiling: "60000", charged: String(units * 1000) });
+    expect(paid.body.metering).toEqual({
+      unit: "100 characters",
+      unitsUsed: units,
+      unitPrice: "1000",
+      maxUnits: 60,
+      ceiling: "60000",
+      charged: String(units * 1000),
+    });
     expect(paid.body).toMatchObject({ demo: true, characters: [...text.trim()].length });
     expect(paid.settled).toBe(BigInt(units * 1000));
     expect(paid.signedCeiling).toBe(60_000n);
@@ -211,7 +248,14 @@ describe("the official client pays metered services what they used", () => {
       const paid = await payMetered(url.toString(), { method: "GET" });
       expect(paid.body).toMatchObject({ dataset: "stations", rows });
       expect((paid.body.data as unknown[]).length).toBe(rows);
-      expect(paid.body.metering).toMatchObject({ unit: "row", unitsUsed: rows, unitPrice: "500", maxUnits: 200, ceiling: "100000", charged: String(rows * 500) });
+      expect(paid.body.metering).toMatchObject({
+        unit: "row",
+        unitsUsed: rows,
+        unitPrice: "500",
+        maxUnits: 200,
+        ceiling: "100000",
+        charged: String(rows * 500),
+      });
       expect(paid.settled).toBe(BigInt(rows * 500));
       expect(await usdcTransfers(paid.transaction)).toEqual([[payer().address, merchant(), BigInt(rows * 500)]]);
       expect(paid.spent).toBeLessThan(paid.signedCeiling);
@@ -271,8 +315,16 @@ describe("above the signed ceiling nothing moves", () => {
     expect(overSettle).toMatchObject({ success: false, errorReason: "invalid_upto_evm_payload_settlement_exceeds_amount", transaction: "" });
 
     // 2. The proxy itself, called by the named facilitator with the same request.
-    const permit = { permitted: { token: getAddress(authorization.permitted.token), amount: ceiling }, nonce: BigInt(authorization.nonce), deadline: BigInt(authorization.deadline) };
-    const witness = { to: getAddress(authorization.witness.to), facilitator: getAddress(authorization.witness.facilitator), validAfter: BigInt(authorization.witness.validAfter) };
+    const permit = {
+      permitted: { token: getAddress(authorization.permitted.token), amount: ceiling },
+      nonce: BigInt(authorization.nonce),
+      deadline: BigInt(authorization.deadline),
+    };
+    const witness = {
+      to: getAddress(authorization.witness.to),
+      facilitator: getAddress(authorization.witness.facilitator),
+      validAfter: BigInt(authorization.witness.validAfter),
+    };
     const settleCall = (amount: bigint, from: Address, permitted = permit) =>
       chain.simulateContract({
         account: from,
@@ -283,12 +335,23 @@ describe("above the signed ceiling nothing moves", () => {
       });
     expect(await revertName(settleCall(ceiling + 1n, accounts.facilitator.address))).toBe("AmountExceedsPermitted");
     // A permit whose ceiling was raised after signing: the proxy's check passes, Permit2's signature check does not.
-    expect(await revertName(settleCall(ceiling + 1n, accounts.facilitator.address, { ...permit, permitted: { ...permit.permitted, amount: ceiling + 1n } }))).toBe("InvalidSigner");
+    expect(
+      await revertName(settleCall(ceiling + 1n, accounts.facilitator.address, { ...permit, permitted: { ...permit.permitted, amount: ceiling + 1n } })),
+    ).toBe("InvalidSigner");
     // Anyone but the facilitator the payer named, even for a fair amount.
     expect(await revertName(settleCall(1_000n, accounts.deployer.address))).toBe("UnauthorizedFacilitator");
 
     // 3. The same over-ceiling settlement mined as a transaction by the facilitator's account: reverted, no transfer.
-    const wallet = createWalletClient({ account: privateKeyToAccount(accounts.facilitator.privateKey), transport: http(devnet.rpcUrl), chain: { id: devnet.chainId, name: "devnet", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [devnet.rpcUrl] } } } });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(accounts.facilitator.privateKey),
+      transport: http(devnet.rpcUrl),
+      chain: {
+        id: devnet.chainId,
+        name: "devnet",
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [devnet.rpcUrl] } },
+      },
+    });
     const hash = await wallet.writeContract({
       address: x402UptoPermit2ProxyAddress,
       abi: x402UptoPermit2ProxyABI,
@@ -314,7 +377,10 @@ describe("above the signed ceiling nothing moves", () => {
 });
 
 /** What the facilitator answers to POST /settle (its own `success: false` included, which the client type would throw on). */
-async function postSettle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<{ success: boolean; errorReason?: string; transaction: string; amount?: string; payer?: string }> {
+async function postSettle(
+  paymentPayload: PaymentPayload,
+  paymentRequirements: PaymentRequirements,
+): Promise<{ success: boolean; errorReason?: string; transaction: string; amount?: string; payer?: string }> {
   const response = await fetch(new URL("/settle", devnet.facilitatorUrl), {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -24,7 +24,9 @@ let calls = 0;
 const model = new MockLanguageModelV4({
   doStream: async ({ prompt }) => {
     const answered = prompt.some((message) => message.role === "tool");
-    const userText = prompt.flatMap((message) => (message.role === "user" ? message.content.map((part) => (part.type === "text" ? part.text : "")) : [])).join(" ");
+    const userText = prompt
+      .flatMap((message) => (message.role === "user" ? message.content.map((part) => (part.type === "text" ? part.text : "")) : []))
+      .join(" ");
     const url = userText.match(/https?:\/\/\S+/)?.[0];
     const parts: LanguageModelV4StreamPart[] =
       answered || !url

@@ -8,7 +8,13 @@ import type { FakeOpenAiServer } from "./fake-openai-server";
  * (`mcp <tool> <json arguments>`), checked for a 200, a well-ordered stream and a model that
  * saw nothing it could not parse. The model's earlier requests are forgotten first.
  */
-export async function askForMcpTool(harness: ChatHarness, fake: FakeOpenAiServer, tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<ChatResult> {
+export async function askForMcpTool(
+  harness: ChatHarness,
+  fake: FakeOpenAiServer,
+  tool: string,
+  args: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<ChatResult> {
   fake.requests.length = 0;
   const result = await harness.chat({ messages: [{ role: "user", content: `mcp ${tool} ${JSON.stringify(args)}` }], ...extra });
   expect(result.response.status).toBe(200);

@@ -56,7 +56,8 @@ export function describeBudgetScopeContract(name: string, makeStores: MakeStores
       const [{ ledger }] = (await open(1)) as [Store];
       const scope = { key: "account:metered", dailyLimit: 10n * CENT };
       const pool = { key: "pool:metered", dailyLimit: 12n * CENT };
-      const reserve = (id: string, amount: bigint, now = T0) => ledger.reserve({ payer: WALLET, reservationId: id, amount, dailyLimit: 100n * CENT, scope, pool, now });
+      const reserve = (id: string, amount: bigint, now = T0) =>
+        ledger.reserve({ payer: WALLET, reservationId: id, amount, dailyLimit: 100n * CENT, scope, pool, now });
       // A ceiling of 8 leaves room for 2 in the caller's budget.
       expect(await reserve("m1", 8n * CENT)).toEqual({ ok: true });
       expect(await reserve("m2", 3n * CENT)).toMatchObject({ ok: false, reason: "scope" });
@@ -65,8 +66,28 @@ export function describeBudgetScopeContract(name: string, makeStores: MakeStores
       expect(await reserve("m2", 7n * CENT, T0 + 1_000)).toEqual({ ok: true });
       expect(await reserve("m3", 1n, T0 + 1_000)).toMatchObject({ ok: false, reason: "scope" });
       // The pool counted the settled 3, not the ceiling of 8: 10 of its 12 are used.
-      expect(await ledger.reserve({ payer: WALLET, reservationId: "m4", amount: 2n * CENT, dailyLimit: 100n * CENT, scope: { key: "account:other", dailyLimit: 10n * CENT }, pool, now: T0 + 1_000 })).toEqual({ ok: true });
-      expect(await ledger.reserve({ payer: WALLET, reservationId: "m5", amount: 1n, dailyLimit: 100n * CENT, scope: { key: "account:other", dailyLimit: 10n * CENT }, pool, now: T0 + 1_000 })).toMatchObject({ ok: false, reason: "pool" });
+      expect(
+        await ledger.reserve({
+          payer: WALLET,
+          reservationId: "m4",
+          amount: 2n * CENT,
+          dailyLimit: 100n * CENT,
+          scope: { key: "account:other", dailyLimit: 10n * CENT },
+          pool,
+          now: T0 + 1_000,
+        }),
+      ).toEqual({ ok: true });
+      expect(
+        await ledger.reserve({
+          payer: WALLET,
+          reservationId: "m5",
+          amount: 1n,
+          dailyLimit: 100n * CENT,
+          scope: { key: "account:other", dailyLimit: 10n * CENT },
+          pool,
+          now: T0 + 1_000,
+        }),
+      ).toMatchObject({ ok: false, reason: "pool" });
     });
 
     it("treats a repeated scoped reserve as a retry, and refuses the same id under another scope", async () => {
@@ -137,8 +158,18 @@ export function describeBudgetScopeContract(name: string, makeStores: MakeStores
 
     it("refuses a pool without a scope, and the same id under another pool", async () => {
       const [{ ledger }] = (await open(1)) as [Store];
-      await expect(ledger.reserve({ payer: WALLET, reservationId: "p0", amount: CENT, dailyLimit: 100n * CENT, pool: { key: "pool:x", dailyLimit: CENT }, now: T0 })).rejects.toThrow(/scope/);
-      const input = { payer: WALLET, reservationId: "p1", amount: CENT, dailyLimit: 100n * CENT, scope: { key: "account:a", dailyLimit: CENT }, pool: { key: "pool:x", dailyLimit: CENT }, now: T0 };
+      await expect(
+        ledger.reserve({ payer: WALLET, reservationId: "p0", amount: CENT, dailyLimit: 100n * CENT, pool: { key: "pool:x", dailyLimit: CENT }, now: T0 }),
+      ).rejects.toThrow(/scope/);
+      const input = {
+        payer: WALLET,
+        reservationId: "p1",
+        amount: CENT,
+        dailyLimit: 100n * CENT,
+        scope: { key: "account:a", dailyLimit: CENT },
+        pool: { key: "pool:x", dailyLimit: CENT },
+        now: T0,
+      };
       expect(await ledger.reserve(input)).toEqual({ ok: true });
       expect(await ledger.reserve(input)).toEqual({ ok: true });
       await expect(ledger.reserve({ ...input, pool: { key: "pool:y", dailyLimit: CENT } })).rejects.toThrow();

@@ -125,7 +125,12 @@ export const TRANSLATOR = entry({
   price: "0.01",
   description: "Translates a text into another language.",
   tags: ["translate", "translation"],
-  contract: { method: "POST", query: [], path: [], body: { type: "json", fields: [parameter("text", "Text to translate"), parameter("to", "Target language code")] } },
+  contract: {
+    method: "POST",
+    query: [],
+    path: [],
+    body: { type: "json", fields: [parameter("text", "Text to translate"), parameter("to", "Target language code")] },
+  },
 });
 
 export const CATALOGUE: readonly ServiceEntry[] = [FORECAST, COINS, EQUITIES, KEYWORDS, HEADLINES, RECORDS, ...GUIDES, FORTUNE, TRANSLATOR];

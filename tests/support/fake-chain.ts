@@ -89,7 +89,8 @@ export class FakeChain implements ChainReader {
     this.check();
     const settled = this.permits.get(permit.nonce);
     if (settled?.txHash === hash) return { amount: settled.amount };
-    const known = this.otherTransactions.has(hash) || [...this.permits.values()].some((entry) => entry.txHash === hash) || [...this.used.values()].includes(hash);
+    const known =
+      this.otherTransactions.has(hash) || [...this.permits.values()].some((entry) => entry.txHash === hash) || [...this.used.values()].includes(hash);
     return known ? false : undefined;
   }
 

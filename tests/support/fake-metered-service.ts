@@ -30,7 +30,10 @@ export type FakeMeteredService = {
   accepts: Record<string, unknown>[];
 };
 
-export function uptoRequirement(network: NetworkConfig, options: { ceiling?: bigint; unitPrice?: bigint; maxTimeoutSeconds?: number } = {}): Record<string, unknown> {
+export function uptoRequirement(
+  network: NetworkConfig,
+  options: { ceiling?: bigint; unitPrice?: bigint; maxTimeoutSeconds?: number } = {},
+): Record<string, unknown> {
   return {
     scheme: "upto",
     network: network.caip2,
@@ -66,7 +69,17 @@ export function fakeMeteredService(
     uptoRequirement(network, options),
     ...(options.exactPrice === undefined
       ? []
-      : [{ scheme: "exact", network: network.caip2, asset: network.usdc, amount: String(options.exactPrice), payTo: MERCHANT, maxTimeoutSeconds: 120, extra: { name: network.usdcName, version: network.usdcVersion } }]),
+      : [
+          {
+            scheme: "exact",
+            network: network.caip2,
+            asset: network.usdc,
+            amount: String(options.exactPrice),
+            payTo: MERCHANT,
+            maxTimeoutSeconds: 120,
+            extra: { name: network.usdcName, version: network.usdcVersion },
+          },
+        ]),
   ];
   return {
     url,
@@ -77,13 +90,20 @@ export function fakeMeteredService(
       const header = new Headers(init?.headers).get("payment-signature");
       requests.push({ method: init?.method ?? "GET", paid: header !== null, redirect: init?.redirect });
       if (!header) {
-        const required = encodePaymentRequiredHeader({ x402Version: 2, error: "payment required", resource: { url, description: "metered", mimeType: "application/json" }, accepts } as never);
-        return new Response(JSON.stringify({ error: "payment required" }), { status: 402, headers: { "PAYMENT-REQUIRED": required, "content-type": "application/json" } });
+        const required = encodePaymentRequiredHeader({
+          x402Version: 2,
+          error: "payment required",
+          resource: { url, description: "metered", mimeType: "application/json" },
+          accepts,
+        } as never);
+        return new Response(JSON.stringify({ error: "payment required" }), {
+          status: 402,
+          headers: { "PAYMENT-REQUIRED": required, "content-type": "application/json" },
+        });
       }
       const payload = decodePaymentSignatureHeader(header) as unknown as { accepted: { scheme: string }; payload: Record<string, unknown> };
       const permit = payload.payload.permit2Authorization as
-        | { from: string; permitted: { amount: string }; nonce: string; deadline: string; witness: { to: string; facilitator: string } }
-        | undefined;
+        { from: string; permitted: { amount: string }; nonce: string; deadline: string; witness: { to: string; facilitator: string } } | undefined;
       const entry: ReceivedPermit = {
         scheme: payload.accepted.scheme,
         payload: payload as unknown as Record<string, unknown>,
@@ -106,7 +126,14 @@ export function meteredAnswer(txHash: `0x${string}` | "", amount: bigint, meteri
   const body = {
     analysis: { characters: 250 },
     ...(metering
-      ? { metering: { unit: "100 characters", unitsUsed: metering.unitsUsed, unitPrice: String(metering.unitPrice ?? 1_000n), charged: String(metering.charged ?? BigInt(metering.unitsUsed) * (metering.unitPrice ?? 1_000n)) } }
+      ? {
+          metering: {
+            unit: "100 characters",
+            unitsUsed: metering.unitsUsed,
+            unitPrice: String(metering.unitPrice ?? 1_000n),
+            charged: String(metering.charged ?? BigInt(metering.unitsUsed) * (metering.unitPrice ?? 1_000n)),
+          },
+        }
       : {}),
   };
   return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json", "PAYMENT-RESPONSE": settlement } });

@@ -237,7 +237,12 @@ async function streamCompletion(response: ServerResponse, completion: Completion
     choices,
     ...extra,
   });
-  const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({ index: 0, delta: value, logprobs: null, finish_reason: finishReason });
+  const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({
+    index: 0,
+    delta: value,
+    logprobs: null,
+    finish_reason: finishReason,
+  });
 
   const chunks: unknown[] = [];
   // The real API opens a text answer with content "" and a tool call answer with content null.

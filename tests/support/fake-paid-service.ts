@@ -47,8 +47,16 @@ export function fakePaidService(
       const header = headers.get("payment-signature");
       requests.push({ method: init?.method ?? "GET", paid: header !== null, redirect: init?.redirect });
       if (!header) {
-        const required = encodePaymentRequiredHeader({ x402Version: 2, error: "payment required", resource: { url, description: "data", mimeType: "application/json" }, accepts } as never);
-        return new Response(JSON.stringify({ error: "payment required" }), { status: 402, headers: { "PAYMENT-REQUIRED": required, "content-type": "application/json" } });
+        const required = encodePaymentRequiredHeader({
+          x402Version: 2,
+          error: "payment required",
+          resource: { url, description: "data", mimeType: "application/json" },
+          accepts,
+        } as never);
+        return new Response(JSON.stringify({ error: "payment required" }), {
+          status: 402,
+          headers: { "PAYMENT-REQUIRED": required, "content-type": "application/json" },
+        });
       }
       const payload = decodePaymentSignatureHeader(header) as unknown as { payload: { authorization: Record<string, string> } };
       const authorization = payload.payload.authorization;

@@ -17,7 +17,11 @@ export async function startForeignBazaar(catalogue: readonly DiscoveryResource[]
     if (url.pathname === "/discovery/resources") {
       const offset = Math.max(0, Number(url.searchParams.get("offset") ?? 0) || 0);
       const limit = Math.max(1, Number(url.searchParams.get("limit") ?? 20) || 20);
-      const page: DiscoveryResourcesResponse = { x402Version: 2, items: catalogue.slice(offset, offset + limit), pagination: { limit, offset, total: catalogue.length } };
+      const page: DiscoveryResourcesResponse = {
+        x402Version: 2,
+        items: catalogue.slice(offset, offset + limit),
+        pagination: { limit, offset, total: catalogue.length },
+      };
       return sendJson(response, 200, page);
     }
     if (url.pathname === "/discovery/search") {
@@ -35,7 +39,10 @@ export async function startForeignBazaar(catalogue: readonly DiscoveryResource[]
 }
 
 function rank(query: string, catalogue: readonly DiscoveryResource[]): DiscoveryResource[] {
-  const words = query.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length >= 3);
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length >= 3);
   return catalogue
     .map((entry) => {
       const text = [entry.serviceName ?? "", entry.description ?? "", entry.resource, ...(entry.tags ?? [])].join(" ").toLowerCase();

@@ -52,17 +52,22 @@ export async function startV1ConvertService(devnet: Devnet, payTo: `0x${string}`
     const body = ConvertBody.safeParse(parseJson(raw));
     const from = body.success ? RATES[body.data.from] : undefined;
     const to = body.success ? RATES[body.data.to] : undefined;
-    if (!body.success || from === undefined || to === undefined) return sendJson(response, 400, { error: "amount, from and to (USD, EUR or GBP) are required" });
+    if (!body.success || from === undefined || to === undefined)
+      return sendJson(response, 400, { error: "amount, from and to (USD, EUR or GBP) are required" });
     served.push({ method: "POST", path: url.pathname, body: parseJson(raw) });
     const answer = JSON.stringify({ amount: Math.round((body.data.amount / from) * to * 100) / 100, currency: body.data.to });
 
     const settlement = await facilitator.settle(payload, asRequirements);
     const receipt = { "X-PAYMENT-RESPONSE": Buffer.from(JSON.stringify(settlement)).toString("base64") };
-    if (!settlement.success) return sendJson(response, 402, { x402Version: 1, error: settlement.errorReason ?? "settlement_failed", accepts: [requirements] }, receipt);
+    if (!settlement.success)
+      return sendJson(response, 402, { x402Version: 1, error: settlement.errorReason ?? "settlement_failed", accepts: [requirements] }, receipt);
     response.writeHead(200, { "content-type": "application/json", ...receipt }).end(answer);
   });
   try {
-    return { listing: await catalogueEntryV1(resource), service: { resource, host: new URL(origin).host, payTo, price: CONVERT_PRICE, requests, served, stop: () => close(server) } };
+    return {
+      listing: await catalogueEntryV1(resource),
+      service: { resource, host: new URL(origin).host, payTo, price: CONVERT_PRICE, requests, served, stop: () => close(server) },
+    };
   } catch (error) {
     await close(server);
     throw error;
@@ -105,7 +110,8 @@ async function catalogueEntryV1(resource: string): Promise<DiscoveryResource> {
   const unpaid = await fetch(resource, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   const body = z.object({ x402Version: z.literal(1), accepts: z.array(z.record(z.string(), z.unknown())).min(1) }).parse(await unpaid.json());
   const [accepted] = body.accepts as unknown as PaymentRequirementsV1[];
-  if (unpaid.status !== 402 || !accepted || !extractDiscoveryInfoV1(accepted)) throw new Error(`${resource} answered ${unpaid.status} without a discoverable v1 requirement`);
+  if (unpaid.status !== 402 || !accepted || !extractDiscoveryInfoV1(accepted))
+    throw new Error(`${resource} answered ${unpaid.status} without a discoverable v1 requirement`);
   return {
     resource: accepted.resource,
     type: "http",

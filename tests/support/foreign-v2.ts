@@ -51,7 +51,10 @@ export async function serveV2(http: x402HTTPResourceServer, request: IncomingMes
   const produced = answer();
   if (produced.status !== 200) return sendJson(response, produced.status, produced.body);
   const text = JSON.stringify(produced.body);
-  const settlement = await http.processSettlement(result.paymentPayload, result.paymentRequirements, result.declaredExtensions, { request: context, responseBody: Buffer.from(text) });
+  const settlement = await http.processSettlement(result.paymentPayload, result.paymentRequirements, result.declaredExtensions, {
+    request: context,
+    responseBody: Buffer.from(text),
+  });
   if (!settlement.success) return sendJson(response, settlement.response.status, settlement.response.body ?? {}, settlement.response.headers);
   response.writeHead(200, { "content-type": "application/json", ...settlement.headers }).end(text);
 }

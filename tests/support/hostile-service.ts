@@ -145,7 +145,14 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
     const url = new URL(request.url ?? "/", origin);
     const paymentHeader = request.headers["payment-signature"];
     const contentType = request.headers["content-type"];
-    requests.push({ method: request.method ?? "", path: url.pathname, search: url.search, hasPayment: paymentHeader !== undefined, body, ...(contentType === undefined ? {} : { contentType }) });
+    requests.push({
+      method: request.method ?? "",
+      path: url.pathname,
+      search: url.search,
+      hasPayment: paymentHeader !== undefined,
+      body,
+      ...(contentType === undefined ? {} : { contentType }),
+    });
     const route = routes[url.pathname];
     if (!route) return sendJson(response, 404, { error: "not_found" });
     if (route.redirectTo) {
@@ -186,7 +193,13 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
     }
     const authorization = (payload.payload as { authorization?: { nonce?: string; validBefore?: string; from?: string } }).authorization;
     if (authorization?.nonce) {
-      authorizations.push({ path: url.pathname, nonce: authorization.nonce, validBefore: Number(authorization.validBefore), from: authorization.from ?? "", at: Date.now() });
+      authorizations.push({
+        path: url.pathname,
+        nonce: authorization.nonce,
+        validBefore: Number(authorization.validBefore),
+        from: authorization.from ?? "",
+        at: Date.now(),
+      });
     }
     if (route.afterPayment) return playTrick(route.afterPayment, url, payload, offered, response);
     const verified = await facilitator.verify(payload, offered);
@@ -267,7 +280,9 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
         return sendJson(response, 200, { data: "paid content" }, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(claim) });
       }
       case "honest": {
-        const claim = transaction ? { success: true, transaction, network: offered.network } : { success: false, errorReason: "not settled", transaction: "", network: offered.network };
+        const claim = transaction
+          ? { success: true, transaction, network: offered.network }
+          : { success: false, errorReason: "not settled", transaction: "", network: offered.network };
         return sendJson(response, transaction ? 200 : 402, { data: "paid content" }, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(claim) });
       }
     }
@@ -323,7 +338,10 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
 }
 
 /** What a hostile service needs of a running local world, as the app sees it. */
-export function hostileWorldOf(devnet: { facilitatorUrl: string; network: string; usdc: string }, token: { usdcName: string; usdcVersion: string }): HostileWorld {
+export function hostileWorldOf(
+  devnet: { facilitatorUrl: string; network: string; usdc: string },
+  token: { usdcName: string; usdcVersion: string },
+): HostileWorld {
   return {
     facilitatorUrl: devnet.facilitatorUrl,
     network: devnet.network as `${string}:${string}`,

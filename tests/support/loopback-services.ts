@@ -69,7 +69,6 @@ export async function startLoopbackServices(): Promise<void> {
   });
 }
 
-
 /** After all tests of a file. */
 export async function stopLoopbackServices(): Promise<void> {
   await Promise.all([service.close(), other.close()]);

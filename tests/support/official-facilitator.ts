@@ -95,7 +95,8 @@ export async function startOfficialFacilitator(options: OfficialFacilitatorOptio
     const paymentRequirements = requirements.data as PaymentRequirements;
     calls.push({ path, paymentPayload });
     try {
-      const result = path === "verify" ? await facilitator.verify(paymentPayload, paymentRequirements) : await facilitator.settle(paymentPayload, paymentRequirements);
+      const result =
+        path === "verify" ? await facilitator.verify(paymentPayload, paymentRequirements) : await facilitator.settle(paymentPayload, paymentRequirements);
       response.json(result);
     } catch (error) {
       response.status(500).json({ error: error instanceof Error ? error.message : String(error) });

@@ -119,7 +119,10 @@ export async function startOfficialServices(options: OfficialServicesOptions): P
             bodyType: "json",
             input: { text: "Good morning", target: "fr" },
             inputSchema: {
-              properties: { text: { type: "string", description: "The text to translate" }, target: { type: "string", description: "ISO 639-1 language code" } },
+              properties: {
+                text: { type: "string", description: "The text to translate" },
+                target: { type: "string", description: "ISO 639-1 language code" },
+              },
               required: ["text", "target"],
             },
             output: { example: { text: "Good morning", target: "fr", translation: "Bonjour", translationId: "tr-…" } },

@@ -52,11 +52,26 @@ export function toolCallsModel(calls: Record<string, unknown>[], results: unknow
     doStream: async ({ prompt }) => {
       const tools = prompt.filter((message) => message.role === "tool");
       if (tools.length > 0) {
-        for (const message of tools) for (const part of message.content) if (part.type === "tool-result" && "value" in part.output) results.push(part.output.value);
-        return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([{ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: mockUsage }]) };
+        for (const message of tools)
+          for (const part of message.content) if (part.type === "tool-result" && "value" in part.output) results.push(part.output.value);
+        return {
+          stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: mockUsage },
+          ]),
+        };
       }
-      const parts: LanguageModelV4StreamPart[] = calls.map((input, index) => ({ type: "tool-call", toolCallId: `call-${index}`, toolName: "call_paid_service", input: JSON.stringify(input) }));
-      return { stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([...parts, { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: mockUsage }]) };
+      const parts: LanguageModelV4StreamPart[] = calls.map((input, index) => ({
+        type: "tool-call",
+        toolCallId: `call-${index}`,
+        toolName: "call_paid_service",
+        input: JSON.stringify(input),
+      }));
+      return {
+        stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+          ...parts,
+          { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: mockUsage },
+        ]),
+      };
     },
   });
 }

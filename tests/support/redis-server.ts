@@ -28,7 +28,10 @@ export function findRedisServer(): string | undefined {
   const candidates = [
     process.env.REDIS_SERVER_BIN,
     "/usr/bin/redis-server",
-    ...(process.env.PATH ?? "").split(delimiter).filter(Boolean).map((directory) => join(directory, "redis-server")),
+    ...(process.env.PATH ?? "")
+      .split(delimiter)
+      .filter(Boolean)
+      .map((directory) => join(directory, "redis-server")),
   ];
   for (const candidate of candidates) {
     if (!candidate) continue;
@@ -101,13 +104,20 @@ export async function startRedisServer(
 
 async function startOnce(executable: string, port: number, startTimeoutMs: number): Promise<RedisServerHandle> {
   const args = [
-    "--port", String(port),
-    "--bind", "127.0.0.1",
-    "--save", "",
-    "--appendonly", "no",
-    "--daemonize", "no",
-    "--protected-mode", "yes",
-    "--loglevel", "warning",
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--daemonize",
+    "no",
+    "--protected-mode",
+    "yes",
+    "--loglevel",
+    "warning",
   ];
   const child = spawn("/bin/sh", ["-c", WATCHDOG, "sh", executable, ...args], {
     stdio: ["pipe", "ignore", "pipe"],

@@ -117,9 +117,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
         const again = await ledger.commit("pay-1", { txHash: txHash(2), now: T0 + 2000 });
         expect(again).toEqual({ status: "already-committed", entry: { reservationId: "pay-1", amount: 1_500_000n, txHash: txHash(1), at: T0 + 1000 } });
         expect(await ledger.spentToday(PAYER, { now: T0 + 3000 })).toEqual({ settled: 1_500_000n, reserved: 0n });
-        expect(await ledger.entries(PAYER, { now: T0 + 3000 })).toEqual([
-          { reservationId: "pay-1", amount: 1_500_000n, txHash: txHash(1), at: T0 + 1000 },
-        ]);
+        expect(await ledger.entries(PAYER, { now: T0 + 3000 })).toEqual([{ reservationId: "pay-1", amount: 1_500_000n, txHash: txHash(1), at: T0 + 1000 }]);
       });
 
       it("commits a metered payment at what it settled and frees the rest of its ceiling at once", async () => {
@@ -135,7 +133,10 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
         expect((await ledger.reserve({ payer: PAYER, reservationId: "later", amount: 1_700_000n, dailyLimit: 4n * USDC, now: T0 + 1000 })).ok).toBe(true);
         expect((await ledger.reserve({ payer: PAYER, reservationId: "more", amount: 1n, dailyLimit: 4n * USDC, now: T0 + 1000 })).ok).toBe(false);
         // A repeat returns the first commit, whatever amount it names.
-        expect(await ledger.commit("upto-1", { txHash: txHash(12), amount: 1n, now: T0 + 2000 })).toEqual({ status: "already-committed", entry: first.status === "committed" ? first.entry : undefined });
+        expect(await ledger.commit("upto-1", { txHash: txHash(12), amount: 1n, now: T0 + 2000 })).toEqual({
+          status: "already-committed",
+          entry: first.status === "committed" ? first.entry : undefined,
+        });
         // Zero is a settled amount too, and the ceiling itself is allowed.
         expect((await ledger.commit("upto-2", { txHash: txHash(13), amount: 2n * USDC, now: T0 + 2000 })).status).toBe("committed");
         expect(await ledger.entries(PAYER, { now: T0 + 3000 })).toEqual([
@@ -161,7 +162,9 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
         const stores = await open(3);
         await stores[0]!.ledger.reserve({ payer: PAYER, reservationId: "race", amount: USDC, dailyLimit: 5n * USDC, now: T0 });
         const results = await Promise.all(
-          [100n, 200n, 300n, 400n, 500n, 600n].map((amount, index) => stores[index % stores.length]!.ledger.commit("race", { txHash: txHash(20 + index), amount, now: T0 })),
+          [100n, 200n, 300n, 400n, 500n, 600n].map((amount, index) =>
+            stores[index % stores.length]!.ledger.commit("race", { txHash: txHash(20 + index), amount, now: T0 }),
+          ),
         );
         const winners = results.filter((result) => result.status === "committed");
         expect(winners).toHaveLength(1);
@@ -214,7 +217,9 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
         const justOutside = T0 + DAILY_WINDOW_MS;
         expect(await ledger.spentToday(PAYER, { now: justOutside })).toEqual({ settled: 0n, reserved: 0n });
         expect(await ledger.entries(PAYER, { now: justOutside })).toEqual([]);
-        expect(await ledger.reserve({ payer: PAYER, reservationId: "later", amount: 5n * USDC, dailyLimit: 5n * USDC, now: justOutside })).toEqual({ ok: true });
+        expect(await ledger.reserve({ payer: PAYER, reservationId: "later", amount: 5n * USDC, dailyLimit: 5n * USDC, now: justOutside })).toEqual({
+          ok: true,
+        });
       });
 
       it("keeps an unreleased reservation for its whole safety TTL, not less", async () => {
@@ -301,9 +306,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
 
       it("grants exactly one of many concurrent claims", async () => {
         const stores = await open(4);
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, index) => stores[index % stores.length]!.idempotency.claim("race", 60)),
-        );
+        const results = await Promise.all(Array.from({ length: 50 }, (_, index) => stores[index % stores.length]!.idempotency.claim("race", 60)));
         expect(results.filter((result) => result.claimed)).toHaveLength(1);
       });
 
@@ -381,9 +384,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
       it("counts concurrent hits exactly", async () => {
         const stores = await open(4);
         const results = await Promise.all(
-          Array.from({ length: 40 }, (_, index) =>
-            stores[index % stores.length]!.rateLimiter.hit("burst", { limit: 10, windowSeconds: 30, now: T0 }),
-          ),
+          Array.from({ length: 40 }, (_, index) => stores[index % stores.length]!.rateLimiter.hit("burst", { limit: 10, windowSeconds: 30, now: T0 })),
         );
         expect(results.filter((result) => result.allowed)).toHaveLength(10);
       });

@@ -33,7 +33,10 @@ describe("planCall", () => {
   });
 
   it("fills a route template's path parameter from a ticker", () => {
-    expect(plan(EQUITIES, "What's the stock quote for ACME?")).toMatchObject({ ok: true, call: { method: "GET", url: "https://api.example.test/equities/ACME" } });
+    expect(plan(EQUITIES, "What's the stock quote for ACME?")).toMatchObject({
+      ok: true,
+      call: { method: "GET", url: "https://api.example.test/equities/ACME" },
+    });
     // Without one, the example: a template is never called unfilled.
     expect(plan(EQUITIES, "Get me a stock quote")).toMatchObject({ ok: true, call: { url: "https://api.example.test/equities/XYZ" } });
   });
@@ -45,7 +48,10 @@ describe("planCall", () => {
 
   it("puts the payload in the body's text field, the number in its count, and keeps the example's other fields", () => {
     const result = plan(KEYWORDS, "Give me 3 keywords for this text: Cheap solar power changes grids.");
-    expect(result).toMatchObject({ ok: true, call: { method: "POST", url: "https://api.example.test/text/keywords", body: { text: "Cheap solar power changes grids.", limit: 3 } } });
+    expect(result).toMatchObject({
+      ok: true,
+      call: { method: "POST", url: "https://api.example.test/text/keywords", body: { text: "Cheap solar power changes grids.", limit: 3 } },
+    });
     expect(plan(KEYWORDS, "keywords please")).toMatchObject({ call: { body: { text: "Rivers and lakes freeze in winter.", limit: 5 } } });
   });
 
@@ -60,12 +66,17 @@ describe("planCall", () => {
   });
 
   it("reads a request phrased as the listing's description and an input", () => {
-    expect(plan(FORECAST, "Current conditions and a short forecast for a town or city. for Bergen")).toMatchObject({ call: { url: "https://api.example.test/forecast?place=Bergen" } });
+    expect(plan(FORECAST, "Current conditions and a short forecast for a town or city. for Bergen")).toMatchObject({
+      call: { url: "https://api.example.test/forecast?place=Bergen" },
+    });
     expect(plan(KEYWORDS, "Finds the main keywords of a text. for Ice and snow and ice")).toMatchObject({ call: { body: { text: "Ice and snow and ice" } } });
   });
 
   it("asks rather than guesses a required input with neither a value in the request nor an example", () => {
-    expect(plan(TRANSLATOR, "Translate something for me")).toEqual({ ok: false, missing: [expect.objectContaining({ name: "text" }), expect.objectContaining({ name: "to" })] });
+    expect(plan(TRANSLATOR, "Translate something for me")).toEqual({
+      ok: false,
+      missing: [expect.objectContaining({ name: "text" }), expect.objectContaining({ name: "to" })],
+    });
     expect(plan(TRANSLATOR, "Translate 'good night' into Italian")).toMatchObject({ ok: true, call: { body: { text: "good night", to: "it" } } });
   });
 
@@ -76,7 +87,9 @@ describe("planCall", () => {
 
 describe("planCall with inputs given by name, as suggestions word them", () => {
   it("reads “with <input> <value> and <input> <value>”", () => {
-    expect(plan(KEYWORDS, "Buy Word Miner with text Ice and snow melt in spring and limit 4")).toMatchObject({ call: { body: { text: "Ice and snow melt in spring", limit: 4 } } });
+    expect(plan(KEYWORDS, "Buy Word Miner with text Ice and snow melt in spring and limit 4")).toMatchObject({
+      call: { body: { text: "Ice and snow melt in spring", limit: 4 } },
+    });
     expect(plan(GUIDES[0]!, "Buy City Guide Oslo museums with days 3")).toMatchObject({ call: { url: "https://api.example.test/guides/oslo/museums?days=3" } });
     expect(plan(FORECAST, "place: Tromsø, please")).toMatchObject({ call: { url: "https://api.example.test/forecast?place=Troms%C3%B8" } });
   });
@@ -113,18 +126,25 @@ describe("planCall for inputs that take only some values", () => {
   });
 
   it("takes the value of the set the request names, never a phrase of the request", () => {
-    expect(plan(rows({}), "Get 20 rows of the weather station dataset")).toMatchObject({ call: { url: "https://api.example.test/meter/rows?rows=20&dataset=stations" } });
+    expect(plan(rows({}), "Get 20 rows of the weather station dataset")).toMatchObject({
+      call: { url: "https://api.example.test/meter/rows?rows=20&dataset=stations" },
+    });
     expect(plan(rows({}), "5 rows of sales data please")).toMatchObject({ call: { url: "https://api.example.test/meter/rows?rows=5&dataset=sales" } });
   });
 
   it("takes the service's example when the request names none of the set, and only an example in the set", () => {
     expect(sources(plan(rows({}), "30 rows from the traffic dataset"))).toEqual({ rows: "30 (request)", dataset: "sales (example)" });
     // An example outside its own set is no value to assume: an optional input is left out.
-    expect(plan(rows({ example: "traffic" }), "30 rows from the traffic dataset")).toMatchObject({ call: { url: "https://api.example.test/meter/rows?rows=30" } });
+    expect(plan(rows({ example: "traffic" }), "30 rows from the traffic dataset")).toMatchObject({
+      call: { url: "https://api.example.test/meter/rows?rows=30" },
+    });
   });
 
   it("asks, before any call, for a required input whose set the request names nothing of", () => {
-    expect(plan(rows({ required: true, example: undefined }), "30 rows from the traffic dataset")).toEqual({ ok: false, missing: [expect.objectContaining({ name: "dataset" })] });
+    expect(plan(rows({ required: true, example: undefined }), "30 rows from the traffic dataset")).toEqual({
+      ok: false,
+      missing: [expect.objectContaining({ name: "dataset" })],
+    });
   });
 
   it("maps a coin named in words to the symbol the set holds", () => {

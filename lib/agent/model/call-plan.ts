@@ -76,7 +76,12 @@ export function planCall(entry: ServiceEntry, reading: RequestReading): CallPlan
 }
 
 /** The choice the value read names, else the one the request names elsewhere ("the stations dataset"). */
-function choiceFor(choices: readonly unknown[], found: Omit<FilledInput, "field"> | undefined, reading: RequestReading, used: ReadonlySet<string>): Omit<FilledInput, "field"> | undefined {
+function choiceFor(
+  choices: readonly unknown[],
+  found: Omit<FilledInput, "field"> | undefined,
+  reading: RequestReading,
+  used: ReadonlySet<string>,
+): Omit<FilledInput, "field"> | undefined {
   const named = found === undefined ? undefined : matchingChoice(choices, found.value);
   const value = named ?? choiceInRequest(choices, reading, used);
   return value === undefined ? undefined : { value, from: "request" };
@@ -88,7 +93,13 @@ function choiceFor(choices: readonly unknown[], found: Omit<FilledInput, "field"
  */
 function argumentAfterDescription(request: string, description: string | undefined): string | undefined {
   if (!description) return undefined;
-  const normalise = (text: string) => text.replace(/\([^)]*\)/g, " ").replace(/\s+/g, " ").trim().replace(/[.;:,]+$/, "").toLowerCase();
+  const normalise = (text: string) =>
+    text
+      .replace(/\([^)]*\)/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+      .replace(/[.;:,]+$/, "")
+      .toLowerCase();
   const wanted = normalise(description);
   const firstSentence = normalise(description.split(/(?<=[.;])\s/)[0] ?? "");
   const cleaned = request.replace(/\([^)]*\)/g, " ").replace(/\s+/g, " ");

@@ -15,7 +15,10 @@ describe("readDemoIntent", () => {
   });
 
   it("searches with the request, not the text it hands over", () => {
-    expect(readDemoIntent("Extract the keywords from this: Solar panels are getting cheaper every year.")).toEqual({ kind: "request", query: "Extract the keywords from this" });
+    expect(readDemoIntent("Extract the keywords from this: Solar panels are getting cheaper every year.")).toEqual({
+      kind: "request",
+      query: "Extract the keywords from this",
+    });
     expect(readDemoIntent("Translate 'Thank you' into French")).toEqual({ kind: "request", query: "Translate into French" });
   });
 

@@ -7,11 +7,7 @@
 import { readRequest } from "./request-reading";
 import { contentStems, stem } from "./words";
 
-export type DemoIntent =
-  | { kind: "help" }
-  | { kind: "declined" }
-  | { kind: "list"; query: string | undefined }
-  | { kind: "request"; query: string };
+export type DemoIntent = { kind: "help" } | { kind: "declined" } | { kind: "list"; query: string | undefined } | { kind: "request"; query: string };
 
 /** The discovery tool takes a query of at most this many characters. */
 export const MAX_QUERY_CHARS = 200;
@@ -21,7 +17,30 @@ const ASKING_FOR_SERVICES = /\b(find|search|show|what|which|any)\b[\s\S]*\b(serv
 const DOING_VERBS = /\b(buy|purchase|use|call|pay for|order)\b/i;
 /** Words of a listing request that name no subject ("compare the prices of all services"). */
 const LIST_VOCABULARY = new Set(
-  ["list", "compare", "browse", "discover", "price", "prices", "cost", "costs", "option", "options", "available", "listing", "listings", "provider", "providers", "catalog", "catalogue", "offer", "offers", "cheap", "cheapest", "expensive"].map(stem),
+  [
+    "list",
+    "compare",
+    "browse",
+    "discover",
+    "price",
+    "prices",
+    "cost",
+    "costs",
+    "option",
+    "options",
+    "available",
+    "listing",
+    "listings",
+    "provider",
+    "providers",
+    "catalog",
+    "catalogue",
+    "offer",
+    "offers",
+    "cheap",
+    "cheapest",
+    "expensive",
+  ].map(stem),
 );
 
 export function readDemoIntent(text: string): DemoIntent {

@@ -117,10 +117,7 @@ function readTurn(prompt: LanguageModelV4Prompt): { userText: string; results: T
     if (message.role === "user") lastUser = index;
   });
   const user = prompt[lastUser];
-  const userText =
-    user && user.role === "user"
-      ? user.content.map((part) => (part.type === "text" ? part.text : "")).join(" ")
-      : "";
+  const userText = user && user.role === "user" ? user.content.map((part) => (part.type === "text" ? part.text : "")).join(" ") : "";
   const results: ToolResult[] = [];
   for (const message of prompt.slice(lastUser + 1)) {
     if (message.role !== "tool") continue;
@@ -153,7 +150,8 @@ export function decide(prompt: LanguageModelV4Prompt): Decision {
     const failure = discoveryFailure(last.value);
     // Only the first search's failure ends the turn: a later one leaves what was found before.
     if (failure !== undefined && searches.length === 1) return { type: "text", text: discoveryFailedText(failure || undefined) };
-    if (intent.kind !== "request") return { type: "text", text: listText([...entriesOf(last.value), ...mcpEntriesOf(last.value)], intent.kind === "list" ? intent.query : undefined) };
+    if (intent.kind !== "request")
+      return { type: "text", text: listText([...entriesOf(last.value), ...mcpEntriesOf(last.value)], intent.kind === "list" ? intent.query : undefined) };
     const chosen = choose(userText, intent.query, searches);
     if (chosen.kind === "nothing") {
       // A search's ranking can miss what a listing says in other words: search again in plainer
@@ -187,7 +185,9 @@ function callOf(chosen: Extract<Chosen, { kind: "call" }>): Decision {
 
 /** The searches of a request, in order: the user's words, the same in plainer words, the whole list. */
 function searchAttempts(userText: string, query: string): (string | undefined)[] {
-  const plain = plainQuery(readRequest(userText, { whole: true }).request).slice(0, MAX_QUERY_CHARS).trim();
+  const plain = plainQuery(readRequest(userText, { whole: true }).request)
+    .slice(0, MAX_QUERY_CHARS)
+    .trim();
   return plain && plain !== query.toLowerCase() ? [query, plain, undefined] : [query, undefined];
 }
 
@@ -200,7 +200,8 @@ type Chosen =
 function choose(userText: string, query: string, searches: readonly ToolResult[]): Chosen {
   const byResource = new Map<string, ServiceEntry>();
   for (const search of searches) {
-    for (const entry of [...entriesOf(search.value), ...mcpEntriesOf(search.value)]) if (!byResource.has(entry.resource!)) byResource.set(entry.resource!, entry);
+    for (const entry of [...entriesOf(search.value), ...mcpEntriesOf(search.value)])
+      if (!byResource.has(entry.resource!)) byResource.set(entry.resource!, entry);
   }
   const entries = [...byResource.values()];
   let reading = readRequest(userText);

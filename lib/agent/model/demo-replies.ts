@@ -31,7 +31,15 @@ export function listText(services: ServiceEntry[], query: string | undefined): s
   if (services.length === 0) return `${LABEL}\n\nI found no paid services${query ? ` for “${query}”` : ""}.`;
   const sorted = [...services].sort((left, right) => Number(left.price ?? 0) - Number(right.price ?? 0));
   const lines = sorted.map(listingLine);
-  return [LABEL, "", `I found ${services.length} paid service${services.length === 1 ? "" : "s"}, cheapest first:`, "", ...lines, "", "Ask me to use one and I will pay for it within your limits."].join("\n");
+  return [
+    LABEL,
+    "",
+    `I found ${services.length} paid service${services.length === 1 ? "" : "s"}, cheapest first:`,
+    "",
+    ...lines,
+    "",
+    "Ask me to use one and I will pay for it within your limits.",
+  ].join("\n");
 }
 
 function listingLine(service: ServiceEntry): string {
@@ -139,11 +147,19 @@ function outcomeLines(value: unknown): string[] {
   };
   switch (result.status) {
     case "paid":
-      return [`I paid **${result.amountUsdc} USDC** to ${result.service} (transaction \`${result.txHash}\`). Here is what it returned:`, "", formatData(result.result?.data)];
+      return [
+        `I paid **${result.amountUsdc} USDC** to ${result.service} (transaction \`${result.txHash}\`). Here is what it returned:`,
+        "",
+        formatData(result.result?.data),
+      ];
     case "free":
       return [`${result.service} answered without asking for payment:`, "", formatData(result.result?.data)];
     case "already-paid":
-      return [`This wallet already paid ${result.service} for this, so it served it again after a sign-in; **nothing was paid now**:`, "", formatData(result.result?.data)];
+      return [
+        `This wallet already paid ${result.service} for this, so it served it again after a sign-in; **nothing was paid now**:`,
+        "",
+        formatData(result.result?.data),
+      ];
     case "awaiting-approval":
       return [`${result.service} asks ${result.amountUsdc} USDC. Approve the payment in your wallet to continue.`];
     case "pending":
@@ -151,13 +167,14 @@ function outcomeLines(value: unknown): string[] {
     case "refused":
       return [`Nothing was paid. ${result.message ?? ""}`.trim()];
     default: {
-      const reason = result.reason === "limit-exceeded"
-        ? "It would exceed your spending limits, so I did not pay."
-        : result.reason === "insufficient-balance"
-          ? "The paying wallet does not hold enough USDC."
-          : result.reason === "service-unavailable"
-            ? "The service is offline."
-            : "The payment did not go through.";
+      const reason =
+        result.reason === "limit-exceeded"
+          ? "It would exceed your spending limits, so I did not pay."
+          : result.reason === "insufficient-balance"
+            ? "The paying wallet does not hold enough USDC."
+            : result.reason === "service-unavailable"
+              ? "The service is offline."
+              : "The payment did not go through.";
       return [`${reason} ${result.message ?? ""}`.trim()];
     }
   }

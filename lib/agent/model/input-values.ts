@@ -69,7 +69,13 @@ export function valueFor(field: InputField, kind: Kind, reading: RequestReading,
  * empty page's suggestions are worded. Names that are everyday words ("to", "from") are left to
  * the other readings; a value must read as the input's kind ("city guide" names no city).
  */
-export function namedValueFor(field: InputField, kind: Kind, request: string, fields: readonly InputField[], context: Context): Omit<FilledInput, "field"> | undefined {
+export function namedValueFor(
+  field: InputField,
+  kind: Kind,
+  request: string,
+  fields: readonly InputField[],
+  context: Context,
+): Omit<FilledInput, "field"> | undefined {
   if (field.name.length < 2 || isStopWord(field.name)) return undefined;
   const others = fields.filter((other) => other !== field && other.name.length >= 2).map((other) => escapeRegExp(other.name));
   const until = others.length > 0 ? `(?=\\s+and\\s+(?:${others.join("|")})\\b|[?!]|$)` : "(?=[?!]|$)";

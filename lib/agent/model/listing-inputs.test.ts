@@ -43,7 +43,13 @@ describe("inputsOf reads back what discover_services says of a listing", () => {
       method: "POST",
       query: [{ name: "dataset", required: true, choices: ["sales", "traffic"], description: "Which dataset" }],
       path: [],
-      body: { type: "json", fields: [{ name: "level", required: false, choices: [1, 2, "3"] }, { name: "note", type: "string", required: false }] },
+      body: {
+        type: "json",
+        fields: [
+          { name: "level", required: false, choices: [1, 2, "3"] },
+          { name: "note", type: "string", required: false },
+        ],
+      },
     };
     expect(inputsOf(entry({ name: "Sets", path: "/sets", price: "0.01", description: "Sets.", contract })).fields).toEqual([
       { name: "dataset", in: "query", required: true, description: "Which dataset", choices: ["sales", "traffic"] },
@@ -57,7 +63,10 @@ describe("inputsOf reads back what discover_services says of a listing", () => {
   });
 
   it("reads a tool result leniently: unreadable entries are left out", () => {
-    expect(entriesOf({ services: [FORECAST, { name: 42 }, "junk", { resource: "https://x.test/a", tags: "not a list" }] })).toEqual([FORECAST, { resource: "https://x.test/a" }]);
+    expect(entriesOf({ services: [FORECAST, { name: 42 }, "junk", { resource: "https://x.test/a", tags: "not a list" }] })).toEqual([
+      FORECAST,
+      { resource: "https://x.test/a" },
+    ]);
     expect(entriesOf({ error: "Service discovery is unavailable right now." })).toEqual([]);
   });
 });

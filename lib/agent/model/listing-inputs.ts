@@ -128,7 +128,13 @@ function readDetail(detail: string, knownExample: unknown): Omit<InputField, "na
     rest = rest.slice(read?.[0].length ?? 0);
   }
   const description = /^:\s*(.+)$/s.exec(rest)?.[1]?.trim();
-  return { required, ...(type && type !== "value" ? { type } : {}), ...(description ? { description } : {}), ...withExample(example), ...(set?.choices ? { choices: set.choices } : {}) };
+  return {
+    required,
+    ...(type && type !== "value" ? { type } : {}),
+    ...(description ? { description } : {}),
+    ...withExample(example),
+    ...(set?.choices ? { choices: set.choices } : {}),
+  };
 }
 
 function withExample(value: unknown): { example?: unknown } {

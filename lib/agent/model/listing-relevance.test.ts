@@ -82,7 +82,11 @@ describe("rankListings", () => {
     const pricier = { ...FORECAST, price: "0.05", resource: "https://first.example/forecast" };
     const cheaper = { ...FORECAST, price: "0.01", resource: "https://second.example/forecast" };
     const unpriced = { ...FORECAST, price: "free!", resource: "https://third.example/forecast" };
-    for (const listings of [[pricier, cheaper], [cheaper, pricier], [unpriced, pricier, cheaper]]) {
+    for (const listings of [
+      [pricier, cheaper],
+      [cheaper, pricier],
+      [unpriced, pricier, cheaper],
+    ]) {
       const ranked = rankListings(readRequest("What's the weather in Oslo?"), listings);
       expect(ranked[0]?.score).toBe(ranked[1]?.score);
       expect(bestFit(ranked)?.entry).toBe(cheaper);

@@ -124,13 +124,18 @@ function cheaperFirst(left: ServiceEntry, right: ServiceEntry): number {
 }
 
 /** The listings, those that fit first, then best first (equals cheapest first, then in discovery's order). */
-export function rankListings(reading: Pick<RequestReading, "topicWords" | "valueWords" | "argumentWords" | "impliedWords">, entries: readonly ServiceEntry[]): RankedListing[] {
+export function rankListings(
+  reading: Pick<RequestReading, "topicWords" | "valueWords" | "argumentWords" | "impliedWords">,
+  entries: readonly ServiceEntry[],
+): RankedListing[] {
   const words = entries.map(listingWords);
   const aboutWords = new Set(reading.argumentWords);
   const count = entries.length;
   // How many listings a word matches: a word all of them share tells them apart least.
   const rarity = (word: string, fields: readonly Field[], alternatives: readonly string[] = []) => {
-    const matching = words.filter((listing) => fields.some((field) => [word, ...alternatives].some((candidate) => matchStrength(candidate, listing[field]) > 0))).length;
+    const matching = words.filter((listing) =>
+      fields.some((field) => [word, ...alternatives].some((candidate) => matchStrength(candidate, listing[field]) > 0)),
+    ).length;
     return matching === 0 || count <= 1 ? 1 : Math.log(1 + count / matching) / Math.log(1 + count);
   };
   const topicWords = [...reading.topicWords, ...reading.impliedWords];
@@ -138,36 +143,45 @@ export function rankListings(reading: Pick<RequestReading, "topicWords" | "value
   const topicRarity = new Map(topicWords.map((word) => [word, rarity(word, FIELDS, relatedStems(word))]));
   const valueRarity = new Map(reading.valueWords.map((word) => [word, rarity(word, IDENTITY)]));
 
-  return entries
-    .map((entry, index) => {
-      const listing = words[index]!;
-      const ranked = emptyBuckets();
-      const topic = emptyBuckets();
-      const matched: string[] = [];
-      for (const word of topicWords) {
-        const scored = scoreTopicWord(word, listing);
-        if (!scored) continue;
-        matched.push(word);
-        const points = implied.has(word) ? scored.points * IMPLIED_FACTOR : scored.points;
-        topic[scored.field] += points;
-        ranked[scored.field] += points * topicRarity.get(word)! * (aboutWords.has(word) ? ARGUMENT_FACTOR : 1);
-      }
-      for (const word of reading.valueWords) {
-        const scored = scoreWord(word, listing, IDENTITY);
-        if (scored) ranked[scored.field] += scored.points * VALUE_FACTOR * valueRarity.get(word)!;
-      }
-      const topicScore = capped(topic);
-      // Unmatched words of the topic phrase ("renewable energy" in "headlines about renewable
-      // energy") are what to ask about, so they do not count against the listing.
-      const counted = topicWords.filter((word) => matched.includes(word) || !(aboutWords.has(word) || implied.has(word))).length;
-      const coverage = counted === 0 ? 0 : matched.length / counted;
-      // What the values imply supports a listing the request's own words found, never alone.
-      const ownWords = matched.some((word) => !implied.has(word));
-      return { entry, index, score: capped(ranked), topicScore, matched, fits: ownWords && topicScore >= FIT_THRESHOLD && coverage >= MIN_COVERAGE };
-    })
-    // Listings that fit come first: one that only matched a value ("Oslo") never outranks one
-    // that does what is asked.
-    .sort((left, right) => Number(right.fits) - Number(left.fits) || right.score - left.score || right.topicScore - left.topicScore || cheaperFirst(left.entry, right.entry) || left.index - right.index);
+  return (
+    entries
+      .map((entry, index) => {
+        const listing = words[index]!;
+        const ranked = emptyBuckets();
+        const topic = emptyBuckets();
+        const matched: string[] = [];
+        for (const word of topicWords) {
+          const scored = scoreTopicWord(word, listing);
+          if (!scored) continue;
+          matched.push(word);
+          const points = implied.has(word) ? scored.points * IMPLIED_FACTOR : scored.points;
+          topic[scored.field] += points;
+          ranked[scored.field] += points * topicRarity.get(word)! * (aboutWords.has(word) ? ARGUMENT_FACTOR : 1);
+        }
+        for (const word of reading.valueWords) {
+          const scored = scoreWord(word, listing, IDENTITY);
+          if (scored) ranked[scored.field] += scored.points * VALUE_FACTOR * valueRarity.get(word)!;
+        }
+        const topicScore = capped(topic);
+        // Unmatched words of the topic phrase ("renewable energy" in "headlines about renewable
+        // energy") are what to ask about, so they do not count against the listing.
+        const counted = topicWords.filter((word) => matched.includes(word) || !(aboutWords.has(word) || implied.has(word))).length;
+        const coverage = counted === 0 ? 0 : matched.length / counted;
+        // What the values imply supports a listing the request's own words found, never alone.
+        const ownWords = matched.some((word) => !implied.has(word));
+        return { entry, index, score: capped(ranked), topicScore, matched, fits: ownWords && topicScore >= FIT_THRESHOLD && coverage >= MIN_COVERAGE };
+      })
+      // Listings that fit come first: one that only matched a value ("Oslo") never outranks one
+      // that does what is asked.
+      .sort(
+        (left, right) =>
+          Number(right.fits) - Number(left.fits) ||
+          right.score - left.score ||
+          right.topicScore - left.topicScore ||
+          cheaperFirst(left.entry, right.entry) ||
+          left.index - right.index,
+      )
+  );
 }
 
 /** The best listing if it fits; otherwise nothing does. */

@@ -15,7 +15,10 @@ const SPELLER = {
   tags: ["spelling", "mcp"],
   inputSchema: {
     type: "object",
-    properties: { text: { type: "string", description: "The text to correct" }, dialect: { type: "string", enum: ["us", "uk"], description: "Spelling convention" } },
+    properties: {
+      text: { type: "string", description: "The text to correct" },
+      dialect: { type: "string", enum: ["us", "uk"], description: "Spelling convention" },
+    },
     required: ["text"],
   },
   exampleArguments: { text: "teh cat" },
@@ -25,7 +28,12 @@ const discovered = (mcpTools: unknown[]) => ({ services: [], mcpTools, currency:
 describe("paid MCP tools as demo listings", () => {
   it("reads a tool's inputs from the schema its listing shows, with its example arguments", () => {
     const [entry] = mcpEntriesOf(discovered([SPELLER]));
-    expect(entry).toMatchObject({ name: "Spelling Fixer (MCP)", resource: `${ENDPOINT}#fix_spelling`, price: "0.003", mcp: { endpoint: ENDPOINT, tool: "fix_spelling" } });
+    expect(entry).toMatchObject({
+      name: "Spelling Fixer (MCP)",
+      resource: `${ENDPOINT}#fix_spelling`,
+      price: "0.003",
+      mcp: { endpoint: ENDPOINT, tool: "fix_spelling" },
+    });
     expect(inputsOf(entry!)).toEqual({
       method: "POST",
       template: ENDPOINT,
@@ -48,7 +56,10 @@ describe("paid MCP tools as demo listings", () => {
     const prompt: LanguageModelV4Prompt = [
       { role: "user", content: [{ type: "text", text: "Compare the prices of all services" }] },
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "c0", toolName: "discover_services", input: {} }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c0", toolName: "discover_services", output: { type: "json", value: discovered([SPELLER]) as never } }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c0", toolName: "discover_services", output: { type: "json", value: discovered([SPELLER]) as never } }],
+      },
     ];
     const answer = decide(prompt) as { type: string; text: string };
     expect(answer.text).toMatch(/I found 1 paid service, cheapest first:\n\n- \*\*Spelling Fixer \(MCP\)\*\* \(MCP tool\): 0\.003 USDC per call/);
@@ -59,8 +70,15 @@ describe("paid MCP tools as demo listings", () => {
     const prompt: LanguageModelV4Prompt = [
       { role: "user", content: [{ type: "text", text }] },
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "c0", toolName: "discover_services", input: { query: text } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c0", toolName: "discover_services", output: { type: "json", value: discovered([SPELLER]) as never } }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c0", toolName: "discover_services", output: { type: "json", value: discovered([SPELLER]) as never } }],
+      },
     ];
-    expect(decide(prompt)).toEqual({ type: "tool", toolName: "call_paid_mcp_tool", input: { endpoint: ENDPOINT, tool: "fix_spelling", arguments: { text: "teh quick borwn fox", dialect: "us" } } });
+    expect(decide(prompt)).toEqual({
+      type: "tool",
+      toolName: "call_paid_mcp_tool",
+      input: { endpoint: ENDPOINT, tool: "fix_spelling", arguments: { text: "teh quick borwn fox", dialect: "us" } },
+    });
   });
 });

@@ -12,7 +12,10 @@ import type { InputField, ListingInputs, McpTarget, ServiceEntry } from "./listi
 const text = (max: number) => z.string().max(max).optional().catch(undefined);
 
 const Property = z.looseObject({
-  type: z.union([z.string().max(20), z.array(z.string().max(20)).max(5)]).optional().catch(undefined),
+  type: z
+    .union([z.string().max(20), z.array(z.string().max(20)).max(5)])
+    .optional()
+    .catch(undefined),
   description: text(300),
   enum: z.array(z.unknown()).max(50).optional().catch(undefined),
 });

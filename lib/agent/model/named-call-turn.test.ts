@@ -11,12 +11,19 @@ function turn(text: string, steps: Step[] = []): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [{ role: "user", content: [{ type: "text", text }] }];
   steps.forEach((step, index) => {
     prompt.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: `c${index}`, toolName: step.tool, input: step.input }] });
-    prompt.push({ role: "tool", content: [{ type: "tool-result", toolCallId: `c${index}`, toolName: step.tool, output: { type: "json", value: step.result as never } }] });
+    prompt.push({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: `c${index}`, toolName: step.tool, output: { type: "json", value: step.result as never } }],
+    });
   });
   return prompt;
 }
 
-const search = (query: string | undefined, services: readonly ServiceEntry[]): Step => ({ tool: "discover_services", input: query ? { query } : {}, result: { services, currency: "USDC" } });
+const search = (query: string | undefined, services: readonly ServiceEntry[]): Step => ({
+  tool: "discover_services",
+  input: query ? { query } : {},
+  result: { services, currency: "USDC" },
+});
 
 /** The call the model makes for a message after one search that found `services`. */
 function callFor(message: string, services: readonly ServiceEntry[] = CATALOGUE) {
@@ -45,7 +52,11 @@ const METERED_ROWS = entry({
 
 describe("a URL the user gives (offline demo model)", () => {
   it("searches by the URL's own path words first", () => {
-    expect(decide(turn("Call https://api.example.test/meter/rows?rows=12&dataset=sales"))).toEqual({ type: "tool", toolName: "discover_services", input: { query: "meter row" } });
+    expect(decide(turn("Call https://api.example.test/meter/rows?rows=12&dataset=sales"))).toEqual({
+      type: "tool",
+      toolName: "discover_services",
+      input: { query: "meter row" },
+    });
   });
 
   it.each([
@@ -76,7 +87,9 @@ describe("a URL the user gives (offline demo model)", () => {
       toolName: "call_paid_service",
       input: { url, method: "POST", body: { text: "Wind farms move offshore.", limit: 2 } },
     });
-    expect(callFor(`Call ${url}\n\`\`\`json\n{"text": "Batteries smooth the cycle."}\n\`\`\``)).toMatchObject({ input: { url, method: "POST", body: { text: "Batteries smooth the cycle." } } });
+    expect(callFor(`Call ${url}\n\`\`\`json\n{"text": "Batteries smooth the cycle."}\n\`\`\``)).toMatchObject({
+      input: { url, method: "POST", body: { text: "Batteries smooth the cycle." } },
+    });
   });
 
   it("calls a URL no listing names as written, and says it is unlisted", () => {
@@ -94,7 +107,12 @@ describe("a URL the user gives (offline demo model)", () => {
   it("answers that it called the URL the user gave, and what the listing is", () => {
     const url = "https://api.example.test/forecast?place=Lisbon";
     const paid = { status: "paid", service: "Sky Forecasts", amountUsdc: "0.01", txHash: `0x${"ab".repeat(32)}`, result: { data: { place: "Lisbon" } } };
-    const answer = decide(turn(`What's the weather in Paris? Call ${url}`, [search("forecast", CATALOGUE), { tool: "call_paid_service", input: { url, method: "GET" }, result: paid }]));
+    const answer = decide(
+      turn(`What's the weather in Paris? Call ${url}`, [
+        search("forecast", CATALOGUE),
+        { tool: "call_paid_service", input: { url, method: "GET" }, result: paid },
+      ]),
+    );
     const said = (answer as { text: string }).text;
     expect(said).toContain(`You gave the URL ${url}, so I called exactly that (GET)`);
     expect(said).toContain("Discovery lists it as **Sky Forecasts** (0.01 USDC per call)");

@@ -42,13 +42,16 @@ export function listingFor(url: string, entries: readonly ServiceEntry[]): Servi
     const at = parse(inputsOf(entry).template || entry.resource || "");
     return at && at.origin === target.origin ? [{ entry, path: asColonTemplate(at.pathname) }] : [];
   });
-  return (listed.find((candidate) => candidate.path === target.pathname) ?? listed.find((candidate) => matchesRouteTemplate(candidate.path, target.pathname)))?.entry;
+  return (listed.find((candidate) => candidate.path === target.pathname) ?? listed.find((candidate) => matchesRouteTemplate(candidate.path, target.pathname)))
+    ?.entry;
 }
 
 /** The URL's path words ("/v1/tide-tables" → "v1 tide table"): what the listing is called by. */
 function searchQueryOf(url: string): string | undefined {
   const path = parse(url)?.pathname ?? "";
-  const query = plainQuery(decodeOr(path).replace(/[/_.-]+/g, " ")).slice(0, MAX_QUERY_CHARS).trim();
+  const query = plainQuery(decodeOr(path).replace(/[/_.-]+/g, " "))
+    .slice(0, MAX_QUERY_CHARS)
+    .trim();
   return query || undefined;
 }
 

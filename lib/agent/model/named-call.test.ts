@@ -38,7 +38,11 @@ describe("readNamedCall", () => {
 
   it("reads the JSON body written after the URL", () => {
     const url = "http://127.0.0.1:4021/text/keywords";
-    expect(readNamedCall(`POST ${url} with the JSON body {"text": "Solar power, again", "limit": 3}`)).toEqual({ url, method: "POST", body: { text: "Solar power, again", limit: 3 } });
+    expect(readNamedCall(`POST ${url} with the JSON body {"text": "Solar power, again", "limit": 3}`)).toEqual({
+      url,
+      method: "POST",
+      body: { text: "Solar power, again", limit: 3 },
+    });
   });
 
   it("reads a fenced json block as the body", () => {

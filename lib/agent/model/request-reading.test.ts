@@ -3,9 +3,15 @@ import { readRequest } from "./request-reading";
 
 describe("readRequest", () => {
   it("sets quoted text, or text after a colon, apart as the payload", () => {
-    expect(readRequest('Pull out the keywords of "The museum reopened."')).toMatchObject({ request: "Pull out the keywords of", payload: "The museum reopened." });
+    expect(readRequest('Pull out the keywords of "The museum reopened."')).toMatchObject({
+      request: "Pull out the keywords of",
+      payload: "The museum reopened.",
+    });
     expect(readRequest("Translate 'Good night' into French")).toMatchObject({ request: "Translate into French", payload: "Good night" });
-    expect(readRequest("Extract the keywords from this: Solar panels get cheaper.")).toMatchObject({ request: "Extract the keywords from this", payload: "Solar panels get cheaper." });
+    expect(readRequest("Extract the keywords from this: Solar panels get cheaper.")).toMatchObject({
+      request: "Extract the keywords from this",
+      payload: "Solar panels get cheaper.",
+    });
     // An apostrophe is no quote, a one-word tail after a colon no payload, a URL's colon no colon.
     expect(readRequest("What's the weather in Lisbon?").payload).toBeUndefined();
     expect(readRequest("Weather: Lisbon").payload).toBeUndefined();

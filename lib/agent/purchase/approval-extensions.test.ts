@@ -27,7 +27,17 @@ beforeEach(resetPurchaseHarness);
 /** A v2 service whose 402 declares `extensions`; it keeps each payload it is paid with. */
 function service(extensions: Record<string, unknown>) {
   const payloads: Record<string, unknown>[] = [];
-  const accepts = [{ scheme: "exact", network: offlineNetwork.caip2, asset: offlineNetwork.usdc, amount: "15000", payTo: PAYEE, maxTimeoutSeconds: 120, extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion } }];
+  const accepts = [
+    {
+      scheme: "exact",
+      network: offlineNetwork.caip2,
+      asset: offlineNetwork.usdc,
+      amount: "15000",
+      payTo: PAYEE,
+      maxTimeoutSeconds: 120,
+      extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion },
+    },
+  ];
   const fetch = async (_input: string, init?: RequestInit): Promise<Response> => {
     const header = new Headers(init?.headers).get("payment-signature");
     if (!header) {
@@ -48,8 +58,25 @@ async function approveAndPay(extensions: Record<string, unknown>, body: string) 
   if (first.status !== "awaiting-approval") throw new Error(`expected an approval, got ${first.status}`);
   const { approval } = first;
   const header = encodePaymentSignatureHeader(approval, await user.signTypedData(walletTypedDataOf(approval)));
-  const approved = await verifyApproval({ header, walletAddress: user.address, network: offlineNetwork, quoteSecret: deps.quoteSecret, now: clock.now(), serviceName: () => "Translator" });
-  const outcome = await runApprovedPurchase(deps, { payer: user.address, limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: 1_000_000n }, maxPayments: 3, tracker: newRequestTracker(), deadline: clock.now() + 43_500 }, approved);
+  const approved = await verifyApproval({
+    header,
+    walletAddress: user.address,
+    network: offlineNetwork,
+    quoteSecret: deps.quoteSecret,
+    now: clock.now(),
+    serviceName: () => "Translator",
+  });
+  const outcome = await runApprovedPurchase(
+    deps,
+    {
+      payer: user.address,
+      limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: 1_000_000n },
+      maxPayments: 3,
+      tracker: newRequestTracker(),
+      deadline: clock.now() + 43_500,
+    },
+    approved,
+  );
   return { approval, header, approved, outcome, payloads: paid.payloads };
 }
 

@@ -14,7 +14,9 @@ export function approvalRequest(quote: Quote, typedData: QuoteTypedData, permit2
   const upto = option.upto
     ? {
         ceiling: formatUsdc(option.amount),
-        ...(unitPrice === undefined ? {} : { metering: { unitPrice: formatUsdc(unitPrice), ...(typeof unit === "string" && unit.length <= 64 ? { unit } : {}) } }),
+        ...(unitPrice === undefined
+          ? {}
+          : { metering: { unitPrice: formatUsdc(unitPrice), ...(typeof unit === "string" && unit.length <= 64 ? { unit } : {}) } }),
         ...(permit2Missing ? { permit2Approval: { spender: PERMIT2, token: option.asset, amount: formatUsdc(option.amount) } } : {}),
       }
     : {};

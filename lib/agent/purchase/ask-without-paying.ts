@@ -13,7 +13,12 @@ export async function askWithoutPaying(fetch: OutboundFetch, request: UnpaidRequ
   const { service } = request;
   let first: Response;
   try {
-    first = await fetch(request.url, { method: request.method, body: request.body, headers: requestHeaders(request.body, request.contentType), signal: request.signal });
+    first = await fetch(request.url, {
+      method: request.method,
+      body: request.body,
+      headers: requestHeaders(request.body, request.contentType),
+      signal: request.signal,
+    });
   } catch (error) {
     const refused = GuardedFetchError.find(error);
     if (refused?.code === "infrastructure" && !refused.requestMayHaveArrived) {
@@ -21,7 +26,11 @@ export async function askWithoutPaying(fetch: OutboundFetch, request: UnpaidRequ
       const message = `Not called: ${new URL(request.url).host} is the payment network's own server (its chain RPC or facilitator), not a service. Nothing was sent, signed or paid.`;
       return { status: "failed", reason: "service-unavailable", message };
     }
-    return { status: "failed", reason: "service-unavailable", message: `${service} could not be reached (${describeFetchFailure(error)}); nothing was signed.` };
+    return {
+      status: "failed",
+      reason: "service-unavailable",
+      message: `${service} could not be reached (${describeFetchFailure(error)}); nothing was signed.`,
+    };
   }
   if (first.ok) return { status: "free", response: first };
   if (first.status !== 402) {

@@ -23,12 +23,23 @@ export type { AuthorizationOutcome, AuthorizationRef } from "./schemes/payment-s
  */
 export type ExpiryClock = "chain" | "signer";
 
-export async function readAuthorizationOutcome(chain: ChainReader, authorization: AuthorizationRef, now: () => number, expiryClock: ExpiryClock): Promise<AuthorizationOutcome> {
+export async function readAuthorizationOutcome(
+  chain: ChainReader,
+  authorization: AuthorizationRef,
+  now: () => number,
+  expiryClock: ExpiryClock,
+): Promise<AuthorizationOutcome> {
   const deadline = authorization.validBefore + BigInt(EXPIRY_MARGIN_SECONDS);
   // Both clocks are read before the state: a state read after the expiry instant proves more.
   // The instance's clock spares the block read while it says "not yet".
   const ownPast = BigInt(Math.floor(now() / 1000)) > deadline;
-  const chainPast = ownPast && expiryClock === "chain" ? await chain.latestBlockTime().then((seconds) => seconds > deadline, () => false) : ownPast;
+  const chainPast =
+    ownPast && expiryClock === "chain"
+      ? await chain.latestBlockTime().then(
+          (seconds) => seconds > deadline,
+          () => false,
+        )
+      : ownPast;
   // Each scheme reads its own kind of signature (schemes/): a token's EIP-3009 state, or Permit2's nonce bitmap.
   return schemeOfAuthorization(authorization).readAuthorization(chain, authorization, chainPast);
 }

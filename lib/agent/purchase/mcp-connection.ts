@@ -46,7 +46,12 @@ export class UnsupportedMcpTransport extends Error {}
  * needs `openStream`; without it, it is refused (UnsupportedMcpTransport) before anything is sent.
  * `timeoutMs` bounds the whole session: an event stream still open then is cut.
  */
-export async function connectMcp(fetchers: McpFetchers, endpoint: string, transport: McpTransport, options: { signal?: AbortSignal; timeoutMs: number }): Promise<McpConnection> {
+export async function connectMcp(
+  fetchers: McpFetchers,
+  endpoint: string,
+  transport: McpTransport,
+  options: { signal?: AbortSignal; timeoutMs: number },
+): Promise<McpConnection> {
   if (transport === "sse" && !fetchers.openStream) throw new UnsupportedMcpTransport(`the ${transport} transport`);
   const session = timeoutSignal(options.timeoutMs);
   const channel = transport === "sse" ? sseChannel(fetchers.fetch, fetchers.openStream!, endpoint, session) : streamableChannel(fetchers.fetch, endpoint);
@@ -63,7 +68,10 @@ export async function connectMcp(fetchers: McpFetchers, endpoint: string, transp
   }
   return {
     async callTool(name, args, call) {
-      return client.callTool({ name, arguments: args, ...(call.meta ? { _meta: call.meta } : {}) }, undefined, { signal: call.signal, timeout: call.timeoutMs });
+      return client.callTool({ name, arguments: args, ...(call.meta ? { _meta: call.meta } : {}) }, undefined, {
+        signal: call.signal,
+        timeout: call.timeoutMs,
+      });
     },
     async listTools(call) {
       const listed = await client.listTools(undefined, { signal: call.signal, timeout: call.timeoutMs });
@@ -75,7 +83,9 @@ export async function connectMcp(fetchers: McpFetchers, endpoint: string, transp
 
 function streamableChannel(fetch: OutboundFetch, endpoint: string): Transport {
   const postsOnly = (input: string | URL, init?: RequestInit): Promise<Response> =>
-    (init?.method ?? "GET").toUpperCase() === "POST" ? fetch(String(input), init) : Promise.resolve(new Response(null, { status: 405, headers: { allow: "POST" } }));
+    (init?.method ?? "GET").toUpperCase() === "POST"
+      ? fetch(String(input), init)
+      : Promise.resolve(new Response(null, { status: 405, headers: { allow: "POST" } }));
   return new StreamableHTTPClientTransport(new URL(endpoint), { fetch: postsOnly, reconnectionOptions: NO_RECONNECTION });
 }
 
@@ -95,7 +105,10 @@ function sseChannel(fetch: OutboundFetch, openStream: OutboundFetch, endpoint: s
     const signal = init?.signal ? AbortSignal.any([init.signal, session.signal]) : session.signal;
     const response = await openStream(String(input), { ...init, signal });
     if (!response.body) return response;
-    return new Response(whenEnded(response.body, () => void channel.close()), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(
+      whenEnded(response.body, () => void channel.close()),
+      { status: response.status, statusText: response.statusText, headers: response.headers },
+    );
   };
   const channel = new SSEClientTransport(new URL(endpoint), {
     // EventSource's fetch type is a structural subset of fetch's.

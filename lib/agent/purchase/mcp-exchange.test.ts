@@ -14,7 +14,17 @@ const TX = `0x${"ab".repeat(32)}`;
 const required = {
   x402Version: 2,
   resource: { url: "http://tools.example/mcp" },
-  accepts: [{ scheme: "exact", network: "eip155:84532", amount: "10", asset: `0x${"11".repeat(20)}`, payTo: `0x${"22".repeat(20)}`, maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } }],
+  accepts: [
+    {
+      scheme: "exact",
+      network: "eip155:84532",
+      amount: "10",
+      asset: `0x${"11".repeat(20)}`,
+      payTo: `0x${"22".repeat(20)}`,
+      maxTimeoutSeconds: 60,
+      extra: { name: "USDC", version: "2" },
+    },
+  ],
   extensions: { "sign-in-with-x": { info: {} }, bazaar: { info: { input: { type: "mcp" } } } },
 };
 const payload = { x402Version: 2, accepted: required.accepts[0], payload: { signature: "0x00" } };
@@ -27,7 +37,10 @@ function exchangeAnswering(result: unknown) {
 
 async function paidAnswer(result: unknown) {
   const exchange = exchangeAnswering(result);
-  const answer = await exchange.fetch("http://tools.example/mcp#translate", { method: "POST", headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload as never) } });
+  const answer = await exchange.fetch("http://tools.example/mcp#translate", {
+    method: "POST",
+    headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload as never) },
+  });
   return { answer, words: exchange.describeAnswer(answer) };
 }
 
@@ -42,7 +55,11 @@ describe("the unpaid ask", () => {
 
 describe("the paid call's result", () => {
   it("delivered: 200, its structured content as JSON, the settlement as PAYMENT-RESPONSE", async () => {
-    const { answer } = await paidAnswer({ content: [{ type: "text", text: "x" }], structuredContent: { translation: "salut" }, _meta: { "x402/payment-response": settled } });
+    const { answer } = await paidAnswer({
+      content: [{ type: "text", text: "x" }],
+      structuredContent: { translation: "salut" },
+      _meta: { "x402/payment-response": settled },
+    });
     expect(answer.status).toBe(200);
     expect(readSettlement(answer.headers)?.transaction).toBe(TX);
     expect(await answer.json()).toEqual({ translation: "salut" });
@@ -56,7 +73,11 @@ describe("the paid call's result", () => {
   });
 
   it("a payment request again (verification refused): 402 with the reason the purchase reads", async () => {
-    const { answer } = await paidAnswer({ isError: true, structuredContent: { ...required, error: "invalid_exact_evm_signature" }, content: [{ type: "text", text: JSON.stringify({ ...required, error: "invalid_exact_evm_signature" }) }] });
+    const { answer } = await paidAnswer({
+      isError: true,
+      structuredContent: { ...required, error: "invalid_exact_evm_signature" },
+      content: [{ type: "text", text: JSON.stringify({ ...required, error: "invalid_exact_evm_signature" }) }],
+    });
     expect(answer.status).toBe(402);
     expect(readPaymentRefusal(answer.headers, undefined)).toEqual({ stage: "verification", reason: "invalid_exact_evm_signature" });
   });
@@ -71,7 +92,14 @@ describe("the paid call's result", () => {
 describe("toolResultBody", () => {
   it("keeps one JSON text as JSON, joins texts, and names items it does not decode", () => {
     expect(toolResultBody({ content: [{ type: "text", text: '{"a":1}' }] })).toEqual({ contentType: "application/json", text: '{"a":1}' });
-    expect(toolResultBody({ content: [{ type: "text", text: "one" }, { type: "image", data: "AAAA", mimeType: "image/png" }] })).toEqual({
+    expect(
+      toolResultBody({
+        content: [
+          { type: "text", text: "one" },
+          { type: "image", data: "AAAA", mimeType: "image/png" },
+        ],
+      }),
+    ).toEqual({
       contentType: "text/plain",
       text: "one\n(a image image/png item, not shown)",
     });

@@ -49,7 +49,11 @@ export function createMcpExchange(
     ask(request) {
       const paymentRequired = parsePaymentRequired(withoutHttpOnlyOffers(call.paymentRequired));
       if (paymentRequired) return Promise.resolve({ status: "payment-required", paymentRequired });
-      return Promise.resolve({ status: "failed", reason: "payment-failed", message: `${request.service} sent a 402 without readable x402 payment requirements.` });
+      return Promise.resolve({
+        status: "failed",
+        reason: "payment-failed",
+        message: `${request.service} sent a 402 without readable x402 payment requirements.`,
+      });
     },
     async fetch(_url, init) {
       const headers = new Headers(init?.headers);
@@ -89,7 +93,8 @@ function asTransportFailure(error: unknown): unknown {
 export function paymentRequiredAnswer(paymentRequired: Record<string, unknown>): Response {
   const kept = withoutHttpOnlyOffers(paymentRequired);
   const headers = new Headers({ "content-type": "application/json" });
-  if (kept.x402Version === 2) headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(kept as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
+  if (kept.x402Version === 2)
+    headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(kept as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
   return new Response(JSON.stringify(kept), { status: 402, headers });
 }
 
@@ -111,16 +116,22 @@ function answerOf(result: unknown, toolName: string, describe: (response: Respon
   const request = readToolPaymentRequest(result);
   if (request.kind === "payment-required") {
     // Refused (verification or settlement): the service's reason travels as an HTTP 402's would.
-    if (request.paymentRequired.x402Version === 2) headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(request.paymentRequired as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
+    if (request.paymentRequired.x402Version === 2)
+      headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(request.paymentRequired as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
     return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with a new payment request.`);
   }
-  if (request.kind === "conflict") return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with two payment requests that disagree.`);
+  if (request.kind === "conflict")
+    return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with two payment requests that disagree.`);
   const parsed = ToolResult.safeParse(result);
-  if (!parsed.success) return describe(new Response(null, { status: 502, headers }), `${toolName} answered the payment with something that is not an MCP tool result.`);
+  if (!parsed.success)
+    return describe(new Response(null, { status: 502, headers }), `${toolName} answered the payment with something that is not an MCP tool result.`);
   const body = toolResultBody(parsed.data);
   headers.set("content-type", body.contentType);
   if (parsed.data.isError) {
-    return describe(new Response(null, { status: 500, headers }), `${toolName} returned an error result after receiving the payment ${describeServiceText("error", body.text)}.`);
+    return describe(
+      new Response(null, { status: 500, headers }),
+      `${toolName} returned an error result after receiving the payment ${describeServiceText("error", body.text)}.`,
+    );
   }
   return new Response(body.text, { status: 200, headers });
 }

@@ -45,7 +45,10 @@ function mcpServer(price = PRICE) {
       const payment = extra._meta?.["x402/payment"] as { payload: { authorization: { nonce: string } } } | undefined;
       if (!payment) return asking(paymentRequired(price));
       const transaction = chain.settle(payment.payload.authorization.nonce);
-      return { content: [{ type: "text", text: '{"answer":42}' }], _meta: { "x402/payment-response": { success: true, transaction, network: offlineNetwork.caip2 } } };
+      return {
+        content: [{ type: "text", text: '{"answer":42}' }],
+        _meta: { "x402/payment-response": { success: true, transaction, network: offlineNetwork.caip2 } },
+      };
     });
     server.registerTool("conflicting", { inputSchema: input }, async () => asking(paymentRequired(price), paymentRequired(1n)));
     server.registerTool("hidden", { inputSchema: input }, async () => asking(paymentRequired(price)));
@@ -94,7 +97,13 @@ describe("an MCP purchase", () => {
   it("pays a listed tool once, through the same steps as an HTTP purchase, and delivers its result", async () => {
     const server = mcpServer();
     const outcome = await runMcpPurchase(depsOf(server), request());
-    expect(outcome).toMatchObject({ status: "delivered", service: "priced", resource: `${ENDPOINT}#priced`, amount: "0.015", data: { content: { answer: 42 } } });
+    expect(outcome).toMatchObject({
+      status: "delivered",
+      service: "priced",
+      resource: `${ENDPOINT}#priced`,
+      amount: "0.015",
+      data: { content: { answer: 42 } },
+    });
     expect(statuses()).toEqual(["quoted", "signing", "verifying", "confirmed", "delivered"]);
     expect(server.toolCalls().map((call) => call.paid)).toEqual([false, true]);
     expect(chain.used.size).toBe(1);
@@ -125,8 +134,14 @@ describe("an MCP purchase", () => {
   it("does not pay a tool discovery did not list, nor with the user's wallet", async () => {
     const server = mcpServer();
     const deps = depsOf(server);
-    expect(await runMcpPurchase(deps, request({ toolName: "hidden", inputSchema: undefined, listedAmount: undefined }))).toMatchObject({ status: "failed", message: expect.stringMatching(/does not list it/) });
-    expect(await runMcpPurchase(deps, request({ intent: "call-2", payer: { kind: "user", address: user.address } }))).toMatchObject({ status: "failed", message: expect.stringMatching(/agent wallet only/) });
+    expect(await runMcpPurchase(deps, request({ toolName: "hidden", inputSchema: undefined, listedAmount: undefined }))).toMatchObject({
+      status: "failed",
+      message: expect.stringMatching(/does not list it/),
+    });
+    expect(await runMcpPurchase(deps, request({ intent: "call-2", payer: { kind: "user", address: user.address } }))).toMatchObject({
+      status: "failed",
+      message: expect.stringMatching(/agent wallet only/),
+    });
     expect(server.toolCalls().every((call) => !call.paid)).toBe(true);
     expect(statuses()).not.toContain("quoted");
   });

@@ -73,14 +73,23 @@ export async function runMcpPurchase(deps: PurchaseDependencies, request: McpPur
 
   let connection: McpConnection;
   try {
-    connection = await connectMcp({ fetch: deps.fetch, openStream: deps.openStream }, request.endpoint, request.transport, { signal: request.signal, timeoutMs: timeoutMs() });
+    connection = await connectMcp({ fetch: deps.fetch, openStream: deps.openStream }, request.endpoint, request.transport, {
+      signal: request.signal,
+      timeoutMs: timeoutMs(),
+    });
   } catch (error) {
     if (error instanceof UnsupportedMcpTransport) {
-      return { status: "refused", message: `Not called, nothing was paid: ${service} is served over ${error.message}, which this deployment is not set up to call.` };
+      return {
+        status: "refused",
+        message: `Not called, nothing was paid: ${service} is served over ${error.message}, which this deployment is not set up to call.`,
+      };
     }
     const refused = GuardedFetchError.find(error);
     if (refused?.code === "infrastructure" && !refused.requestMayHaveArrived) {
-      return fail("service-unavailable", `Not called: ${host} is the payment network's own server (its chain RPC or facilitator), not an MCP server. Nothing was sent, signed or paid.`);
+      return fail(
+        "service-unavailable",
+        `Not called: ${host} is the payment network's own server (its chain RPC or facilitator), not an MCP server. Nothing was sent, signed or paid.`,
+      );
     }
     return fail("service-unavailable", `The MCP server of ${service} could not be reached (${describeMcpFailure(error)}); nothing was signed.`);
   }
@@ -105,27 +114,45 @@ export async function runMcpPurchase(deps: PurchaseDependencies, request: McpPur
     // 3. Its payment request, if it asks for one.
     const asked = readToolPaymentRequest(first);
     if (asked.kind === "conflict") {
-      return fail("payment-failed", `${service} sent a payment request whose two copies (structured content and text) disagree, so neither is trusted; nothing was signed.`);
+      return fail(
+        "payment-failed",
+        `${service} sent a payment request whose two copies (structured content and text) disagree, so neither is trusted; nothing was signed.`,
+      );
     }
     if (asked.kind === "none") {
       const result = ToolResult.safeParse(first);
       if (!result.success) return fail("service-unavailable", `${service} answered with something that is not an MCP tool result; nothing was signed.`);
       const body = toolResultBody(result.data);
-      if (result.data.isError) return fail("service-unavailable", `${service} answered an error before any payment ${describeServiceText("error", body.text)}; nothing was signed or paid.`);
+      if (result.data.isError)
+        return fail(
+          "service-unavailable",
+          `${service} answered an error before any payment ${describeServiceText("error", body.text)}; nothing was signed or paid.`,
+        );
       const data = await readServiceData(new Response(body.text, { headers: { "content-type": body.contentType } }));
       return { status: "free", service, resource, data };
     }
     if (!listed) {
-      return fail("payment-failed", `${service} asks for payment, but discovery does not list it, so no price for it was ever shown; nothing was signed. Use a tool that discovery lists.`);
+      return fail(
+        "payment-failed",
+        `${service} asks for payment, but discovery does not list it, so no price for it was ever shown; nothing was signed. Use a tool that discovery lists.`,
+      );
     }
     // A wallet approval comes back in a later request and is sent as an HTTP payment; an MCP
     // call's payment travels inside the MCP session of this request, so only the agent wallet pays one.
     if (request.payer.kind === "user") {
-      return fail("payment-failed", `${service} is a paid MCP tool, and paid MCP tools are paid by the agent wallet only (a wallet approval pays HTTP services); nothing was signed.`);
+      return fail(
+        "payment-failed",
+        `${service} is a paid MCP tool, and paid MCP tools are paid by the agent wallet only (a wallet approval pays HTTP services); nothing was signed.`,
+      );
     }
 
     // 4. Pay once, through the purchase steps every payment takes.
-    const exchange = createMcpExchange(connection, { toolName: request.toolName, arguments: request.arguments, paymentRequired: asked.paymentRequired, timeoutMs });
+    const exchange = createMcpExchange(connection, {
+      toolName: request.toolName,
+      arguments: request.arguments,
+      paymentRequired: asked.paymentRequired,
+      timeoutMs,
+    });
     const { endpoint: _endpoint, toolName: _toolName, arguments: _arguments, transport: _transport, inputSchema: _schema, ...common } = request;
     return await runPurchase(
       { ...deps, fetch: exchange.fetch },
@@ -166,7 +193,10 @@ async function declaredSchema(
   const tool = tools.find((candidate) => candidate.name === toolName);
   if (!tool) {
     const names = tools.slice(0, TOOLS_NAMED).map((candidate) => sanitizeServiceText(candidate.name, 64));
-    return { kind: "refused", message: `Not called, nothing was paid: this MCP server has no tool named ${JSON.stringify(sanitizeServiceText(toolName, 64))}. Its tools: ${names.join(", ") || "(none)"}.` };
+    return {
+      kind: "refused",
+      message: `Not called, nothing was paid: this MCP server has no tool named ${JSON.stringify(sanitizeServiceText(toolName, 64))}. Its tools: ${names.join(", ") || "(none)"}.`,
+    };
   }
   const schema = readInputSchema(tool.inputSchema);
   if (!schema) return { kind: "refused", message: `Not called, nothing was paid: the tool declares no usable input schema.` };
@@ -177,7 +207,8 @@ async function declaredSchema(
 export function describeMcpFailure(error: unknown): string {
   if (GuardedFetchError.find(error)) return describeFetchFailure(error);
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return "the connection closed";
-  if (error instanceof McpError) return error.code === ErrorCode.RequestTimeout ? "timed out" : `it answered an MCP error ${describeServiceText("message", error.message, 100)}`;
+  if (error instanceof McpError)
+    return error.code === ErrorCode.RequestTimeout ? "timed out" : `it answered an MCP error ${describeServiceText("message", error.message, 100)}`;
   const status = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && error.name !== "TimeoutError" && typeof status === "number" && status >= 100) return `it answered HTTP ${status}`;
   return describeFetchFailure(error);

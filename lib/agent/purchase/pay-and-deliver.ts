@@ -80,9 +80,16 @@ async function sendAndDeliver(
   } catch (error) {
     if (GuardedFetchError.isInstance(error) && !error.requestMayHaveArrived) {
       await giveBack();
-      return reportFailure(tracker, subjectOf(quote), "service-unavailable", `${quote.service} could not be reached; the payment never left, so nothing was spent.`);
+      return reportFailure(
+        tracker,
+        subjectOf(quote),
+        "service-unavailable",
+        `${quote.service} could not be reached; the payment never left, so nothing was spent.`,
+      );
     }
-    return provePayment(deps, request, quote, giveBack, { message: `${quote.service} did not answer after receiving the payment (${describeFetchFailure(error)}).` });
+    return provePayment(deps, request, quote, giveBack, {
+      message: `${quote.service} did not answer after receiving the payment (${describeFetchFailure(error)}).`,
+    });
   }
 
   const settlement = readSettlement(response.headers);
@@ -111,8 +118,26 @@ async function sendAndDeliver(
       return reportFailure(tracker, subjectOf(quote), "payment-failed", `Paid ${paid} USDC, but ${quote.service}'s answer could not be read.`, claimed);
     }
     const receipt = (await receiptCheck) ?? {};
-    tracker.update({ id: quote.id, status: "delivered", service: quote.service, resource: quote.url, message: `${quote.service} delivered its data.`, ...settledFields(settled), ...receipt, ...deliveredResultOf(data, quote) });
-    return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount: paid, txHash: claimed, data, ...meteredOutcome(settled) };
+    tracker.update({
+      id: quote.id,
+      status: "delivered",
+      service: quote.service,
+      resource: quote.url,
+      message: `${quote.service} delivered its data.`,
+      ...settledFields(settled),
+      ...receipt,
+      ...deliveredResultOf(data, quote),
+    });
+    return {
+      status: "delivered",
+      paymentId: quote.id,
+      service: quote.service,
+      resource: quote.url,
+      amount: paid,
+      txHash: claimed,
+      data,
+      ...meteredOutcome(settled),
+    };
   }
   const knownTxHash = settlement?.transaction;
   if (claimed) {
@@ -128,7 +153,9 @@ async function sendAndDeliver(
   // settle it, now or later, so the chain decides. Its stated reason only explains the wait.
   const refusal = await readResponseRefusal(response);
   await response.body?.cancel().catch(() => undefined);
-  const message = refusal ? describePaymentRefusal(quote.service, refusal) : (request.describeAnswer?.(response) ?? `${quote.service} answered HTTP ${response.status} to the payment.`);
+  const message = refusal
+    ? describePaymentRefusal(quote.service, refusal)
+    : (request.describeAnswer?.(response) ?? `${quote.service} answered HTTP ${response.status} to the payment.`);
   return provePayment(deps, request, quote, giveBack, { message, knownTxHash });
 }
 

@@ -5,12 +5,7 @@
 import type { PaymentListener } from "./payment-listener";
 import type { PaymentJournal } from "../../journal/payment-journal";
 import type { SignedReceipt } from "../../x402/signed-receipt";
-import type {
-  FinishReason,
-  PaymentEvent,
-  PaymentFailureReason,
-  PaymentSummary,
-} from "../../stream";
+import type { FinishReason, PaymentEvent, PaymentFailureReason, PaymentSummary } from "../../stream";
 
 export type PaymentUpdate = Omit<PaymentEvent, "at"> & {
   /** The service's signed receipt itself: evidence for the journal, never sent in the stream. */
@@ -157,7 +152,13 @@ export class PaymentTracker {
     this.journalWrites = this.journalWrites.then(() =>
       context.journal.record(entry).catch((error: unknown) => {
         this.journalFailed = true;
-        (context.log ?? ((line) => console.error(JSON.stringify(line))))({ level: "error", event: "journal-write-failed", paymentId: update.id, status: update.status, error: String(error) });
+        (context.log ?? ((line) => console.error(JSON.stringify(line))))({
+          level: "error",
+          event: "journal-write-failed",
+          paymentId: update.id,
+          status: update.status,
+          error: String(error),
+        });
       }),
     );
   }

@@ -44,7 +44,13 @@ export async function provePayment(
     if (outcome.state === "used" && outcome.txHash) {
       // A metered permit counts what its settlement moved (the chain's amount, not the ceiling).
       await reportConfirmed(deps, request.tracker, quote, outcome.txHash, settledPayment(quote, outcome.amount));
-      return reportFailure(request.tracker, subject, "payment-failed", `${unproven.message} The payment did settle on chain, but no data was delivered.`, outcome.txHash);
+      return reportFailure(
+        request.tracker,
+        subject,
+        "payment-failed",
+        `${unproven.message} The payment did settle on chain, but no data was delivered.`,
+        outcome.txHash,
+      );
     }
     if (outcome.state === "expired-unused") {
       await giveBack();
@@ -53,7 +59,15 @@ export async function provePayment(
     if (now() + interval >= until) break;
     if (!reportedPending) {
       reportedPending = true;
-      request.tracker.update({ id: quote.id, status: "pending", service: quote.service, resource: quote.url, ...hash, expiresAt, message: `${unproven.message} ${whyWaiting(quote)}` });
+      request.tracker.update({
+        id: quote.id,
+        status: "pending",
+        service: quote.service,
+        resource: quote.url,
+        ...hash,
+        expiresAt,
+        message: `${unproven.message} ${whyWaiting(quote)}`,
+      });
     }
     await sleep(interval);
   }

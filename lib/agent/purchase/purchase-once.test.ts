@@ -63,7 +63,19 @@ describe("purchaseOnce", () => {
     // The dead attempt's claim: taken, never completed or released.
     await store.claim("paid", INTENT_TTL_SECONDS, "instance-dead/1");
     const journal = new MemoryJournal();
-    await journal.record({ id: "pay_9", status: "quoted", at: 1, payer: `0x${"1".repeat(40)}`, payerKind: "agent", requestKey: "key:r", resource: "https://paid.example/data", method: "GET", amount: 40_000n, nonce: `0x${"9".repeat(64)}`, validBefore: 2_000_000_000n });
+    await journal.record({
+      id: "pay_9",
+      status: "quoted",
+      at: 1,
+      payer: `0x${"1".repeat(40)}`,
+      payerKind: "agent",
+      requestKey: "key:r",
+      resource: "https://paid.example/data",
+      method: "GET",
+      amount: 40_000n,
+      nonce: `0x${"9".repeat(64)}`,
+      validBefore: 2_000_000_000n,
+    });
     await journal.record({ id: "pay_9", status: "confirmed", at: 2, txHash });
     const earlier = async () => (await journal.ofRequest("key:r", 20))[0];
     const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
@@ -76,8 +88,22 @@ describe("purchaseOnce", () => {
     await store.claim("signed", INTENT_TTL_SECONDS, "instance-dead/2");
     await journal.record({ id: "pay_9", status: "verifying", at: 3, txHash: undefined });
     const undecided = new MemoryJournal();
-    await undecided.record({ id: "pay_10", status: "verifying", at: 1, payer: `0x${"1".repeat(40)}`, payerKind: "agent", requestKey: "key:s", resource: "https://paid.example/data", amount: 40_000n, nonce: `0x${"a".repeat(64)}`, validBefore: 2_000_000_000n });
-    const pending = await purchaseOnce({ store, key: "signed", tracker: tracker(), waitMs: 0, earlier: async () => (await undecided.ofRequest("key:s", 20))[0] }, attempt);
+    await undecided.record({
+      id: "pay_10",
+      status: "verifying",
+      at: 1,
+      payer: `0x${"1".repeat(40)}`,
+      payerKind: "agent",
+      requestKey: "key:s",
+      resource: "https://paid.example/data",
+      amount: 40_000n,
+      nonce: `0x${"a".repeat(64)}`,
+      validBefore: 2_000_000_000n,
+    });
+    const pending = await purchaseOnce(
+      { store, key: "signed", tracker: tracker(), waitMs: 0, earlier: async () => (await undecided.ofRequest("key:s", 20))[0] },
+      attempt,
+    );
     expect(pending).toMatchObject({ status: "pending", paymentId: "pay_10", message: expect.stringMatching(/not decided yet.*not signed again/) });
     expect(attempt).not.toHaveBeenCalled();
 
@@ -110,45 +136,61 @@ describe("purchaseOnce", () => {
     const outcomes: PurchaseOutcome[] = [
       delivered,
       { status: "pending", paymentId: "pay_1", message: "Not spent yet.", expiresAt: 1, txHash: `0x${"cd".repeat(32)}` },
-      { status: "failed", paymentId: "pay_1", reason: "payment-failed", message: "The service failed after the payment settled.", txHash: `0x${"ef".repeat(32)}` },
+      {
+        status: "failed",
+        paymentId: "pay_1",
+        reason: "payment-failed",
+        message: "The service failed after the payment settled.",
+        txHash: `0x${"ef".repeat(32)}`,
+      },
     ];
 
-    it.each(outcomes.map((outcome) => [outcome.status, outcome] as const))("%s: the journal row and its events stay as the first attempt left them", async (_, outcome) => {
-      const journal = new MemoryJournal();
-      const store = new MemoryIdempotencyStore();
-      const journaled = (sent: PaymentEvent[] = []) => {
-        const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
-        const write = writer.payment.bind(writer);
-        writer.payment = (payment) => {
-          sent.push(payment as PaymentEvent);
-          write(payment);
+    it.each(outcomes.map((outcome) => [outcome.status, outcome] as const))(
+      "%s: the journal row and its events stay as the first attempt left them",
+      async (_, outcome) => {
+        const journal = new MemoryJournal();
+        const store = new MemoryIdempotencyStore();
+        const journaled = (sent: PaymentEvent[] = []) => {
+          const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
+          const write = writer.payment.bind(writer);
+          writer.payment = (payment) => {
+            sent.push(payment as PaymentEvent);
+            write(payment);
+          };
+          return new PaymentTracker(writer, { journal, requestKey: "key:test", conversationId: "conversation", now: () => 1_000 });
         };
-        return new PaymentTracker(writer, { journal, requestKey: "key:test", conversationId: "conversation", now: () => 1_000 });
-      };
-      const first = journaled();
-      await purchaseOnce({ store, key: "k", tracker: first }, async () => {
-        first.update({ id: "pay_1", status: "quoted", service: "Paid data", resource: "https://paid.example/data", amount: "0.015", message: "Paid data asks 0.015 USDC." });
-        const txHash = "txHash" in outcome ? (outcome.txHash as `0x${string}`) : undefined;
-        first.update({ id: "pay_1", status: outcome.status as PaymentEvent["status"], message: "As the first attempt saw it.", txHash });
-        return outcome;
-      });
-      expect(await first.recorded()).toBe(true);
-      const row = await journal.get("pay_1");
-      const events = await journal.events("pay_1");
-      expect(row).toMatchObject({ status: outcome.status, message: "As the first attempt saw it." });
+        const first = journaled();
+        await purchaseOnce({ store, key: "k", tracker: first }, async () => {
+          first.update({
+            id: "pay_1",
+            status: "quoted",
+            service: "Paid data",
+            resource: "https://paid.example/data",
+            amount: "0.015",
+            message: "Paid data asks 0.015 USDC.",
+          });
+          const txHash = "txHash" in outcome ? (outcome.txHash as `0x${string}`) : undefined;
+          first.update({ id: "pay_1", status: outcome.status as PaymentEvent["status"], message: "As the first attempt saw it.", txHash });
+          return outcome;
+        });
+        expect(await first.recorded()).toBe(true);
+        const row = await journal.get("pay_1");
+        const events = await journal.events("pay_1");
+        expect(row).toMatchObject({ status: outcome.status, message: "As the first attempt saw it." });
 
-      const sent: PaymentEvent[] = [];
-      const retry = journaled(sent);
-      const attempt = vi.fn(async () => outcome);
-      expect(await purchaseOnce({ store, key: "k", tracker: retry }, attempt)).toMatchObject({ status: outcome.status });
-      expect(attempt).not.toHaveBeenCalled();
-      // The retry's stream and summary show it, saying it is no new payment …
-      expect(sent).toEqual([expect.objectContaining({ id: "pay_1", status: outcome.status, message: expect.stringMatching(/earlier attempt/) })]);
-      expect(retry.summaries).toEqual([expect.objectContaining({ id: "pay_1", status: outcome.status })]);
-      // … and the journal has not moved.
-      expect(await retry.recorded()).toBe(true);
-      expect(await journal.get("pay_1")).toEqual(row);
-      expect(await journal.events("pay_1")).toEqual(events);
-    });
+        const sent: PaymentEvent[] = [];
+        const retry = journaled(sent);
+        const attempt = vi.fn(async () => outcome);
+        expect(await purchaseOnce({ store, key: "k", tracker: retry }, attempt)).toMatchObject({ status: outcome.status });
+        expect(attempt).not.toHaveBeenCalled();
+        // The retry's stream and summary show it, saying it is no new payment …
+        expect(sent).toEqual([expect.objectContaining({ id: "pay_1", status: outcome.status, message: expect.stringMatching(/earlier attempt/) })]);
+        expect(retry.summaries).toEqual([expect.objectContaining({ id: "pay_1", status: outcome.status })]);
+        // … and the journal has not moved.
+        expect(await retry.recorded()).toBe(true);
+        expect(await journal.get("pay_1")).toEqual(row);
+        expect(await journal.events("pay_1")).toEqual(events);
+      },
+    );
   });
 });

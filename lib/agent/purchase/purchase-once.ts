@@ -44,7 +44,13 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
   } catch (error) {
     // Fail closed: without the store we cannot know whether this intent was already paid.
     const log = options.log ?? ((line: Record<string, unknown>) => console.error(JSON.stringify(line)));
-    log({ level: "error", event: "intent-claim-failed", key: options.key, error: String(error), details: AppError.isInstance(error) ? error.details : undefined });
+    log({
+      level: "error",
+      event: "intent-claim-failed",
+      key: options.key,
+      error: String(error),
+      details: AppError.isInstance(error) ? error.details : undefined,
+    });
     const message = AppError.isInstance(error) ? error.safeMessage : "The payment ledger is unavailable.";
     return { status: "refused", message: `${message} No payment was attempted.` };
   }
@@ -75,7 +81,8 @@ export async function purchaseOnce(options: PurchaseOnceOptions, attempt: () => 
     }
     return {
       status: "refused",
-      message: "An earlier attempt of this same purchase is still running or its outcome is unknown, so it was not started again; any payment it made is reported there.",
+      message:
+        "An earlier attempt of this same purchase is still running or its outcome is unknown, so it was not started again; any payment it made is reported there.",
     };
   }
   const outcome = record.outcome as PurchaseOutcome;
@@ -100,7 +107,13 @@ function journaledOutcome(payment: PaymentRecord): PurchaseOutcome | undefined {
     };
   }
   if (payment.txHash) {
-    return { status: "failed", paymentId: payment.id, reason: "payment-failed", txHash: payment.txHash, message: payment.message ?? `An earlier attempt of this request paid${amount} (transaction ${payment.txHash}) and failed. It was not paid again.` };
+    return {
+      status: "failed",
+      paymentId: payment.id,
+      reason: "payment-failed",
+      txHash: payment.txHash,
+      message: payment.message ?? `An earlier attempt of this request paid${amount} (transaction ${payment.txHash}) and failed. It was not paid again.`,
+    };
   }
   if (!FINAL_STATUSES.has(payment.status) && payment.status !== "quoted" && payment.validBefore !== undefined) {
     return {
@@ -156,14 +169,33 @@ function replay(tracker: PaymentTracker, outcome: PurchaseOutcome): void {
   const message = "Already paid by an earlier attempt of this request; this is its recorded result, not a new payment.";
   switch (outcome.status) {
     case "delivered":
-      tracker.replay({ id: outcome.paymentId, status: "delivered", service: outcome.service, resource: outcome.resource, amount: outcome.amount, txHash: outcome.txHash as `0x${string}`, message });
+      tracker.replay({
+        id: outcome.paymentId,
+        status: "delivered",
+        service: outcome.service,
+        resource: outcome.resource,
+        amount: outcome.amount,
+        txHash: outcome.txHash as `0x${string}`,
+        message,
+      });
       tracker.markSettled(outcome.txHash);
       break;
     case "pending":
-      tracker.replay({ id: outcome.paymentId, status: "pending", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} This is the recorded state of an earlier attempt; it was not paid again.` });
+      tracker.replay({
+        id: outcome.paymentId,
+        status: "pending",
+        ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+        message: `${outcome.message} This is the recorded state of an earlier attempt; it was not paid again.`,
+      });
       break;
     case "failed":
-      tracker.replay({ id: outcome.paymentId, status: "failed", reason: outcome.reason, ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `${outcome.message} ${message}` });
+      tracker.replay({
+        id: outcome.paymentId,
+        status: "failed",
+        reason: outcome.reason,
+        ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+        message: `${outcome.message} ${message}`,
+      });
       if (outcome.txHash) tracker.markSettled(outcome.txHash);
       break;
     default:

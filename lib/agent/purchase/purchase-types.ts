@@ -184,7 +184,6 @@ export type ApprovedPayment = {
 /** A paid request on its way to the service: its tracker, deadline and how to describe the answer. */
 export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; describeAnswer?: (response: Response) => string | undefined };
 
-
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */
 export function paymentIdForNonce(nonce: string): string {
   return `pay_${nonce.slice(2, 18)}`;

@@ -21,7 +21,14 @@ const limits = { perPayment: 1_000_000n, perRequest: 5_000_000n, daily: 10_000_0
 
 describe("the quote stage's checks", () => {
   it("reports every problem for a quote, and only the first for a purchase", async () => {
-    const checks = { option, limits, spentThisRequest: 0n, balance: Promise.resolve(10n), readiness: Promise.resolve("not-approved" as const), payerKind: "agent" as const };
+    const checks = {
+      option,
+      limits,
+      spentThisRequest: 0n,
+      balance: Promise.resolve(10n),
+      readiness: Promise.resolve("not-approved" as const),
+      payerKind: "agent" as const,
+    };
     const all = await paymentProblems({ ...checks, all: true });
     expect(all.problems.map((problem) => problem.reason)).toEqual(["limit-exceeded", "insufficient-balance", "payment-failed"]);
     expect(all.problems[0]?.text).toBe("A ceiling of 2 USDC is over your per-payment limit of 1 USDC");
@@ -31,13 +38,23 @@ describe("the quote stage's checks", () => {
   });
 
   it("asks a person's wallet for the Permit2 approve instead of refusing it", async () => {
-    const checked = await paymentProblems({ option, limits: { ...limits, perPayment: 3_000_000n }, spentThisRequest: 0n, balance: Promise.resolve(5_000_000n), readiness: Promise.resolve("not-approved"), payerKind: "user", all: true });
+    const checked = await paymentProblems({
+      option,
+      limits: { ...limits, perPayment: 3_000_000n },
+      spentThisRequest: 0n,
+      balance: Promise.resolve(5_000_000n),
+      readiness: Promise.resolve("not-approved"),
+      payerKind: "user",
+      all: true,
+    });
     expect(checked).toMatchObject({ problems: [], permit2Missing: true, balance: 5_000_000n });
   });
 
   it("refuses a price over the listing for the agent, not for a person, who sees both", () => {
     const input = { service: "Meter", option, listedAmount: 1_000_000n };
-    expect(optionProblems({ ...input, payerKind: "agent" }).map((problem) => problem.text)).toEqual(["Meter asks 2 USDC, more than the 1 USDC its listing advertised"]);
+    expect(optionProblems({ ...input, payerKind: "agent" }).map((problem) => problem.text)).toEqual([
+      "Meter asks 2 USDC, more than the 1 USDC its listing advertised",
+    ]);
     expect(optionProblems({ ...input, payerKind: "user" })).toEqual([]);
   });
 });

@@ -11,7 +11,13 @@ import type { EffectiveLimits } from "../../limits/spending-limits-input";
 import { formatUsdc } from "../../money";
 import type { PaymentFailureReason } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
-import { selectPayableRequirement, type PayableNetwork, type PayableRequirement, type PaymentRequired, type SelectionResult } from "../../x402/payment-requirements";
+import {
+  selectPayableRequirement,
+  type PayableNetwork,
+  type PayableRequirement,
+  type PaymentRequired,
+  type SelectionResult,
+} from "../../x402/payment-requirements";
 import type { Payer } from "./purchase-types";
 import type { Readiness } from "./schemes/payment-scheme";
 import { PAYABLE_SCHEMES, schemeOf } from "./schemes/payment-schemes";
@@ -42,11 +48,20 @@ export function readinessOf(chain: ChainReader, payer: `0x${string}`, option: Pa
  * The checks on the option itself, made before a quote is frozen. A price over the listing's is
  * never taken silently by the agent (a listing is how it chose); a person sees both and decides.
  */
-export function optionProblems(input: { service: string; option: PayableRequirement; listedAmount?: bigint; payerKind: Payer["kind"]; payeePolicy?: PayeePolicy }): QuoteProblem[] {
+export function optionProblems(input: {
+  service: string;
+  option: PayableRequirement;
+  listedAmount?: bigint;
+  payerKind: Payer["kind"];
+  payeePolicy?: PayeePolicy;
+}): QuoteProblem[] {
   const { service, option, listedAmount: listed } = input;
   const problems: QuoteProblem[] = [];
   if (listed !== undefined && option.amount > listed && input.payerKind === "agent") {
-    problems.push({ reason: "payment-failed", text: `${service} asks ${formatUsdc(option.amount)} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised` });
+    problems.push({
+      reason: "payment-failed",
+      text: `${service} asks ${formatUsdc(option.amount)} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised`,
+    });
   }
   const policy = input.payeePolicy ? checkPayeePolicy(input.payeePolicy, option) : undefined;
   if (policy && !policy.ok) problems.push({ reason: "payment-failed", text: `${service}: ${policy.message}` });
@@ -82,7 +97,10 @@ export async function paymentProblems(input: PaymentChecks): Promise<PaymentChec
   const check = checkPayment({ amount: option.amount, limits: input.limits, spentThisRequest: input.spentThisRequest });
   if (!check.ok) {
     const name = check.limit === "perPayment" ? "per-payment" : "per-request";
-    problems.push({ reason: "limit-exceeded", text: `${scheme.words.overLimit(amount)}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC` });
+    problems.push({
+      reason: "limit-exceeded",
+      text: `${scheme.words.overLimit(amount)}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC`,
+    });
     if (done()) return { problems, permit2Missing: false };
   }
   let balance: bigint | undefined;

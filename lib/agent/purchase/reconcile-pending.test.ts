@@ -24,7 +24,17 @@ async function leftAt(seed: number, status: PaymentStatus): Promise<{ id: string
   const nonce = `0x${seed.toString(16).padStart(64, "0")}`;
   const id = `pay_${seed}`;
   expect(await store.ledger.reserve({ payer: PAYER, reservationId: nonce, amount: PRICE, dailyLimit: 1_000_000n })).toEqual({ ok: true });
-  await store.journal.record({ id, status: "quoted", at: clock.now(), payer: PAYER, payerKind: "agent", nonce, validBefore: BigInt(validBefore), amount: PRICE, service: "Paid data" });
+  await store.journal.record({
+    id,
+    status: "quoted",
+    at: clock.now(),
+    payer: PAYER,
+    payerKind: "agent",
+    nonce,
+    validBefore: BigInt(validBefore),
+    amount: PRICE,
+    service: "Paid data",
+  });
   if (status !== "quoted") await store.journal.record({ id, status, at: clock.now() });
   return { id, nonce };
 }

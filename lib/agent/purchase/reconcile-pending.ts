@@ -68,7 +68,12 @@ async function reconcileOne(
   // Payments other instances signed, on clocks of their own: the chain's clock judges expiry.
   // A metered payment's permit is asked of Permit2 (its nonce bitmap), an exact one of the token.
   const payTo = payment.payTo as `0x${string}` | undefined;
-  const authorization = schemeNamed(payTo ? payment.scheme : undefined).authorizationRef({ payer: payment.payer as `0x${string}`, nonce, validBefore, payTo: payTo ?? NO_PAYEE });
+  const authorization = schemeNamed(payTo ? payment.scheme : undefined).authorizationRef({
+    payer: payment.payer as `0x${string}`,
+    nonce,
+    validBefore,
+    payTo: payTo ?? NO_PAYEE,
+  });
   const outcome = await readAuthorizationOutcome(deps.chain, authorization, now, "chain");
   if (outcome.state === "used" && (outcome.txHash || nowSeconds > validBefore)) {
     // Money moved: count it against the budget even if its transaction is out of reach (a
@@ -76,7 +81,14 @@ async function reconcileOne(
     const txHash = outcome.txHash ?? UNKNOWN_TX_HASH;
     const settled = outcome.amount === undefined ? {} : { amount: outcome.amount };
     await deps.ledger.commit(nonce, { txHash, ...settled });
-    await deps.journal.record({ id: payment.id, status: "confirmed", at: now(), txHash, ...settled, message: "The payment settled on chain; found by the reconciler." });
+    await deps.journal.record({
+      id: payment.id,
+      status: "confirmed",
+      at: now(),
+      txHash,
+      ...settled,
+      message: "The payment settled on chain; found by the reconciler.",
+    });
     report.settled += 1;
     log({ level: "info", event: "reconciled", paymentId: payment.id, outcome: "settled", txHash });
   } else if (outcome.state === "expired-unused") {

@@ -32,7 +32,13 @@ export function subjectOf(quote: Quote): Subject {
  * A metered payment (`settled`) commits what the chain shows it moved, and the rest of its
  * ceiling is free again, in the daily budgets and in this request's.
  */
-export async function reportConfirmed(deps: PurchaseDependencies, tracker: PaymentTracker, quote: Quote, txHash: `0x${string}`, settled?: SettledPayment): Promise<void> {
+export async function reportConfirmed(
+  deps: PurchaseDependencies,
+  tracker: PaymentTracker,
+  quote: Quote,
+  txHash: `0x${string}`,
+  settled?: SettledPayment,
+): Promise<void> {
   const amount = settled ? { amount: settled.amount } : {};
   await deps.ledger.commit(quote.nonce, { txHash, ...amount }).catch((error: unknown) => {
     // The reservation still holds the amount, so the budget stays safe; the log says why.

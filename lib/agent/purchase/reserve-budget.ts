@@ -36,7 +36,12 @@ export async function reserveBudget(
  * Reserves against the payer's daily limit and, for a named caller, against the caller's own
  * daily budget and the agent wallet's overall cap, in one atomic step (see SpendingLedger).
  */
-async function reserveDaily(deps: Pick<PurchaseDependencies, "ledger">, quote: Quote, limits: EffectiveLimits, consequence: string): Promise<"ok" | BudgetRefusal> {
+async function reserveDaily(
+  deps: Pick<PurchaseDependencies, "ledger">,
+  quote: Quote,
+  limits: EffectiveLimits,
+  consequence: string,
+): Promise<"ok" | BudgetRefusal> {
   const { scope } = limits;
   try {
     const result = await deps.ledger.reserve({

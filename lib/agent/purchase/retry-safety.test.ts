@@ -22,7 +22,10 @@ describe("retryAdviceFor", () => {
   });
 
   it("says a paid outcome is not paid again, with or without deduplication", () => {
-    expect(retryAdviceFor({ status: "failed", paymentId: "pay_1", reason: "payment-failed", message: "m", txHash: "0x1" })).toMatchObject({ safe: true, serviceDeduplicates: false });
+    expect(retryAdviceFor({ status: "failed", paymentId: "pay_1", reason: "payment-failed", message: "m", txHash: "0x1" })).toMatchObject({
+      safe: true,
+      serviceDeduplicates: false,
+    });
   });
 
   it("gives no advice where nothing reached a service or the data arrived", () => {

@@ -45,9 +45,12 @@ export function retryAdviceFor(outcome: PurchaseOutcome | { status: "refused"; m
     : "";
   const advise = (advice: string): RetryAdvice => ({ safe: true, serviceDeduplicates, ...(paymentIdentifier ? { paymentIdentifier } : {}), advice });
   if (outcome.status === "pending") {
-    return advise(`The outcome is not known yet and the chain decides it. Do not call the service again for this: the same call returns this same outcome and is never paid twice.${identity}`);
+    return advise(
+      `The outcome is not known yet and the chain decides it. Do not call the service again for this: the same call returns this same outcome and is never paid twice.${identity}`,
+    );
   }
-  if (outcome.txHash) return advise("This purchase is paid (the transaction is on chain). Calling again returns this recorded result; it is never paid a second time.");
+  if (outcome.txHash)
+    return advise("This purchase is paid (the transaction is on chain). Calling again returns this recorded result; it is never paid a second time.");
   if (!serviceDeduplicates) return undefined;
   return advise(`Nothing was spent. The same call again in this request returns this same result; the user may retry the request later.${identity}`);
 }

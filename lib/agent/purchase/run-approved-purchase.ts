@@ -39,22 +39,26 @@ export async function runApprovedPurchase(
   };
   const amount = formatUsdc(approved.option.amount);
   const scheme = schemeOf(approved.option);
-  request.tracker.update({
-    id: quote.id,
-    status: "quoted",
-    service: quote.service,
-    resource: quote.url,
-    amount,
-    ...scheme.words.quoteFields(amount),
-    asset: approved.option.asset,
-    network: approved.option.network,
-    payTo: approved.option.payTo,
-    payer: request.payer,
-    message: "You approved this payment.",
-  }, journalTerms(quote));
+  request.tracker.update(
+    {
+      id: quote.id,
+      status: "quoted",
+      service: quote.service,
+      resource: quote.url,
+      amount,
+      ...scheme.words.quoteFields(amount),
+      asset: approved.option.asset,
+      network: approved.option.network,
+      payTo: approved.option.payTo,
+      payer: request.payer,
+      message: "You approved this payment.",
+    },
+    journalTerms(quote),
+  );
   // Nothing has been sent yet: a refusal here leaves the user's signature unused with us.
   const check = checkPayment({ amount: approved.option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
-  if (!check.ok) return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);
+  if (!check.ok)
+    return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);
   // A permit can settle only what the wallet lets Permit2 move: asked again now (the wallet's
   // one-time approve may have come since the quote, or been revoked), before anything is held.
   const readiness = await scheme.readiness(deps.chain, request.payer, approved.option.amount);

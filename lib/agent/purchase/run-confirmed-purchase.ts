@@ -38,7 +38,8 @@ export function runConfirmedPurchase(
   const method = terms.method;
   if (!isCallMethod(method)) return Promise.resolve({ status: "refused", message: "The approved request's method is not one the agent calls." });
   const contentType = terms.contentType === undefined ? undefined : RequestContentType.safeParse(terms.contentType);
-  if (contentType && !contentType.success) return Promise.resolve({ status: "refused", message: "The approved request's content type is not one the agent sends." });
+  if (contentType && !contentType.success)
+    return Promise.resolve({ status: "refused", message: "The approved request's content type is not one the agent sends." });
   const intent = createHash("sha256").update(canonicalJson(terms)).digest("hex").slice(0, 32);
   const key = `confirmation:${intent}`;
   return purchaseOnce({ store, key, tracker: request.tracker }, () =>

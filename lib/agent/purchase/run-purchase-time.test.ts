@@ -4,7 +4,20 @@
  * deadline, and a user's signature answered with a 402 is settled later by the reconciler.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { agent, agentRequest, chain, clock, dependencies, newRequestTracker, PRICE, reserved, resetPurchaseHarness, store, unspentClaimsWhileUsable, user } from "../../../tests/support/purchase-harness";
+import {
+  agent,
+  agentRequest,
+  chain,
+  clock,
+  dependencies,
+  newRequestTracker,
+  PRICE,
+  reserved,
+  resetPurchaseHarness,
+  store,
+  unspentClaimsWhileUsable,
+  user,
+} from "../../../tests/support/purchase-harness";
 import { fakePaidService, refusedAnswer, type FakePaidService } from "../../../tests/support/fake-paid-service";
 import { offlineNetwork } from "../../../tests/support/offline-fixtures";
 import { toViemTypedData } from "../../x402/transfer-authorization";
@@ -64,13 +77,43 @@ describe("user wallet: the approved request", () => {
     const service = fakePaidService(offlineNetwork, { onPayment: () => refusedAnswer() });
     const { typedData, signature } = await approve(service);
     const requirement = (await import("../../x402/payment-requirements")).selectPayableRequirement;
-    const paymentRequired = { x402Version: 2 as const, accepts: [{ scheme: "exact", network: offlineNetwork.caip2, asset: offlineNetwork.usdc, amount: String(PRICE), payTo: typedData.message.to, maxTimeoutSeconds: 120, extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion } }] };
+    const paymentRequired = {
+      x402Version: 2 as const,
+      accepts: [
+        {
+          scheme: "exact",
+          network: offlineNetwork.caip2,
+          asset: offlineNetwork.usdc,
+          amount: String(PRICE),
+          payTo: typedData.message.to,
+          maxTimeoutSeconds: 120,
+          extra: { name: offlineNetwork.usdcName, version: offlineNetwork.usdcVersion },
+        },
+      ],
+    };
     const selection = requirement(paymentRequired as never, offlineNetwork);
     if (!selection.ok) throw new Error(selection.reason);
     const outcome = await runApprovedPurchase(
       dependencies(service),
-      { payer: user.address, limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: PRICE }, maxPayments: 3, tracker: newRequestTracker(), deadline: clock.now() + 43_500 },
-      { service: "Paid data", url: service.url, method: "GET", option: selection.option, resource: { url: service.url }, typedData, signature, nonce: typedData.message.nonce as `0x${string}`, validAfter: BigInt(typedData.message.validAfter), validBefore: BigInt(typedData.message.validBefore) },
+      {
+        payer: user.address,
+        limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: PRICE },
+        maxPayments: 3,
+        tracker: newRequestTracker(),
+        deadline: clock.now() + 43_500,
+      },
+      {
+        service: "Paid data",
+        url: service.url,
+        method: "GET",
+        option: selection.option,
+        resource: { url: service.url },
+        typedData,
+        signature,
+        nonce: typedData.message.nonce as `0x${string}`,
+        validAfter: BigInt(typedData.message.validAfter),
+        validBefore: BigInt(typedData.message.validBefore),
+      },
     );
     const authorization = service.received[0]!;
     expect(outcome).toMatchObject({ status: "pending", expiresAt: Number(authorization.validBefore) });
@@ -79,9 +122,13 @@ describe("user wallet: the approved request", () => {
     expect(await reserved(user.address)).toBe(PRICE);
 
     // Before expiry the reconciler keeps it; after expiry, unused, it releases it.
-    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({ stillPending: 1 });
+    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({
+      stillPending: 1,
+    });
     clock.advance((Number(authorization.validBefore) + EXPIRY_MARGIN_SECONDS + 1) * 1000 - clock.now());
-    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({ released: 1 });
+    expect(await reconcilePendingPayments({ chain, ledger: store.ledger, journal: store.journal, now: clock.now, log: () => {} })).toMatchObject({
+      released: 1,
+    });
     expect(await reserved(user.address)).toBe(0n);
     expect(await store.journal.unsettled(10)).toEqual([]);
     expect(await store.journal.get(paymentIdOf(authorization.nonce))).toMatchObject({ status: "failed", message: expect.stringMatching(/expired unused/) });

@@ -6,7 +6,22 @@
  */
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import { beforeEach, describe, expect, it } from "vitest";
-import { agent, agentRequest, chain, clock, dependencies, events, PRICE, reserved, resetPurchaseHarness, SETTLED, store, tracker, unspentClaimsWhileUsable, watchReservation } from "../../../tests/support/purchase-harness";
+import {
+  agent,
+  agentRequest,
+  chain,
+  clock,
+  dependencies,
+  events,
+  PRICE,
+  reserved,
+  resetPurchaseHarness,
+  SETTLED,
+  store,
+  tracker,
+  unspentClaimsWhileUsable,
+  watchReservation,
+} from "../../../tests/support/purchase-harness";
 import { fakePaidService, paidAnswer, refusedAnswer } from "../../../tests/support/fake-paid-service";
 import { offlineNetwork } from "../../../tests/support/offline-fixtures";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
@@ -35,7 +50,9 @@ describe("agent wallet: after the signature was sent", () => {
   it("a 402 naming the verification error says it in words, and the wait names the authorization's expiry", async () => {
     const error = "invalid_exact_evm_signature";
     const header = encodePaymentRequiredHeader({ x402Version: 2, error, resource: { url: "http://x" }, accepts: [] } as never);
-    const service = fakePaidService(offlineNetwork, { onPayment: () => new Response("{}", { status: 402, headers: { "content-type": "application/json", "PAYMENT-REQUIRED": header } }) });
+    const service = fakePaidService(offlineNetwork, {
+      onPayment: () => new Response("{}", { status: 402, headers: { "content-type": "application/json", "PAYMENT-REQUIRED": header } }),
+    });
     const outcome = await runPurchase(dependencies(service), agentRequest(service));
     const authorization = service.received[0]!;
     const pending = events.filter((event) => event.payment.status === "pending");
@@ -44,7 +61,11 @@ describe("agent wallet: after the signature was sent", () => {
     expect(pending[0]?.payment.message).toMatch(/refused the payment at verification: it says the signature is invalid \(invalid_exact_evm_signature\)\./);
     expect(pending[0]?.payment.message).toMatch(/stays usable until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC and nothing can be spent with it after that/);
     expect(unspentClaimsWhileUsable(authorization)).toEqual([]);
-    expect(outcome).toMatchObject({ status: "failed", reason: "payment-failed", message: expect.stringMatching(/signature is invalid.*expired unused, so nothing was spent/) });
+    expect(outcome).toMatchObject({
+      status: "failed",
+      reason: "payment-failed",
+      message: expect.stringMatching(/signature is invalid.*expired unused, so nothing was spent/),
+    });
     expect(await reserved(agent.address)).toBe(0n);
   });
 
@@ -141,7 +162,8 @@ describe("agent wallet: after the signature was sent", () => {
       },
     });
     clock.onSleep = (atMs) => {
-      for (const entry of due) if (atMs >= entry.atMs && !chain.used.has(entry.nonce)) chain.settle(entry.nonce, `0x${entry.nonce.slice(2, 66)}` as `0x${string}`);
+      for (const entry of due)
+        if (atMs >= entry.atMs && !chain.used.has(entry.nonce)) chain.settle(entry.nonce, `0x${entry.nonce.slice(2, 66)}` as `0x${string}`);
     };
     const outcomes: PurchaseOutcome[] = [];
     for (const intent of ["a", "b", "c"]) {

@@ -14,12 +14,7 @@ import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
 import { askWithoutPaying } from "./ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "./quote-stage";
 import { journalTerms, schemeOf } from "./schemes/payment-schemes";
-import {
-  agentAuthorizationSeconds,
-  CLOCK_SKEW_SECONDS,
-  DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS,
-  DEFAULT_APPROVAL_TTL_SECONDS,
-} from "./authorization-window";
+import { agentAuthorizationSeconds, CLOCK_SKEW_SECONDS, DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS } from "./authorization-window";
 import { payAndDeliver } from "./pay-and-deliver";
 import { paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
@@ -89,7 +84,8 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
       serviceMaxSeconds: option.maxTimeoutSeconds,
       configuredSeconds: deps.agentAuthorizationTtlSeconds ?? DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS,
     });
-    if (seconds === undefined) return fail("deadline", "Too little time is left in this request to pay and still prove the outcome in time; nothing was signed.");
+    if (seconds === undefined)
+      return fail("deadline", "Too little time is left in this request to pay and still prove the outcome in time; nothing was signed.");
     lifetime = seconds;
   }
   const validAfter = BigInt(nowSeconds - CLOCK_SKEW_SECONDS);
@@ -118,7 +114,10 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // the extensions that fit there, and those are what the nonce binds and the service is sent.
   const extensions =
     request.payer.kind === "user"
-      ? extensionsThatFit(approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, scheme.typedData({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)), unsealed.extensions)
+      ? extensionsThatFit(
+          approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, scheme.typedData({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)),
+          unsealed.extensions,
+        )
       : unsealed.extensions;
   const nonce = quoteNonce(deps.quoteSecret, {
     payer: payerAddress,
@@ -137,13 +136,34 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const quote: Quote = { ...unsealed, id: paymentIdForNonce(nonce), nonce, extensions };
   const amount = formatUsdc(option.amount);
   const newPayee = (await paidBefore) === false;
-  const quoted = { service: request.service, resource: request.url, amount, ...scheme.words.quoteFields(amount), asset: option.asset, network: option.network, payTo: option.payTo, payer: payerAddress, ...(newPayee ? { newPayee } : {}) };
+  const quoted = {
+    service: request.service,
+    resource: request.url,
+    amount,
+    ...scheme.words.quoteFields(amount),
+    asset: option.asset,
+    network: option.network,
+    payTo: option.payTo,
+    payer: payerAddress,
+    ...(newPayee ? { newPayee } : {}),
+  };
   const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
-  request.tracker.update({ id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}.` }, journalTerms(quote));
+  request.tracker.update(
+    { id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}.` },
+    journalTerms(quote),
+  );
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4-5. Limits, in code, then the payer's balance and the scheme's readiness, before anything is signed.
-  const checked = await paymentProblems({ option, limits: request.limits, spentThisRequest: request.tracker.committedAmount, balance: balanceRead, readiness, payerKind: request.payer.kind, all: false });
+  const checked = await paymentProblems({
+    option,
+    limits: request.limits,
+    spentThisRequest: request.tracker.committedAmount,
+    balance: balanceRead,
+    readiness,
+    payerKind: request.payer.kind,
+    all: false,
+  });
   const [problem] = checked.problems;
   if (problem) return failQuote(problem.reason, `${problem.text}; nothing was signed.`);
   const { permit2Missing } = checked;
@@ -154,14 +174,24 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // 6. With the user's wallet, stop here and ask for a signature.
   if (request.payer.kind === "user") {
     if (request.body !== undefined && request.body.length > MAX_APPROVAL_BODY_CHARS) {
-      return failQuote("payment-failed", `The request body is longer than the ${MAX_APPROVAL_BODY_CHARS} characters a wallet approval can carry; nothing was signed.`);
+      return failQuote(
+        "payment-failed",
+        `The request body is longer than the ${MAX_APPROVAL_BODY_CHARS} characters a wallet approval can carry; nothing was signed.`,
+      );
     }
     const approval = approvalRequest(quote, typedData, permit2Missing);
     // Where the service offers sign-in-with-x, the wallet may sign in instead if it paid before.
     const signIn = offerSignIn(deps, request, paymentRequired);
     const asked = scheme.words.approve(amount, request.service);
     const permit2Note = permit2Missing ? "; first, your wallet must let Permit2 move its USDC (a one-time approve transaction)" : "";
-    request.tracker.update({ id: quote.id, status: "awaiting-approval", ...quoted, approval, ...(signIn ? { signIn } : {}), message: `${asked}${listingNote}${permit2Note}.` });
+    request.tracker.update({
+      id: quote.id,
+      status: "awaiting-approval",
+      ...quoted,
+      approval,
+      ...(signIn ? { signIn } : {}),
+      message: `${asked}${listingNote}${permit2Note}.`,
+    });
     return { status: "awaiting-approval", paymentId: quote.id, service: request.service, amount, approval };
   }
 

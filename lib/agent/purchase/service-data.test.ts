@@ -6,7 +6,11 @@ const answer = (body: BodyInit, contentType?: string) => new Response(body, cont
 
 describe("readServiceData", () => {
   it("parses JSON, and shows mislabelled or truncated JSON as text", async () => {
-    expect(await readServiceData(answer('{"tempC":21}', "application/json; charset=utf-8"))).toEqual({ contentType: "application/json", content: { tempC: 21 }, truncated: false });
+    expect(await readServiceData(answer('{"tempC":21}', "application/json; charset=utf-8"))).toEqual({
+      contentType: "application/json",
+      content: { tempC: 21 },
+      truncated: false,
+    });
     expect((await readServiceData(answer("not json", "application/json"))).content).toBe("not json");
     const long = await readServiceData(answer(JSON.stringify({ text: "x".repeat(10_000) }), "application/json"));
     expect(long.truncated).toBe(true);
@@ -28,7 +32,11 @@ describe("readServiceData", () => {
 
   it("describes an image or bytes instead of decoding them", async () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-    expect(await readServiceData(answer(png, "image/png"))).toEqual({ contentType: "image/png", content: "(a image/png answer of 12 bytes, not shown: not text)", truncated: false });
+    expect(await readServiceData(answer(png, "image/png"))).toEqual({
+      contentType: "image/png",
+      content: "(a image/png answer of 12 bytes, not shown: not text)",
+      truncated: false,
+    });
     expect((await readServiceData(answer(png))).content).toBe("(a application/octet-stream answer of 12 bytes, not shown: not text)");
   });
 });

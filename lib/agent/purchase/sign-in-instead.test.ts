@@ -78,7 +78,13 @@ function challenge(change: (info: Record<string, unknown>) => void = () => undef
 describe("signInInstead", () => {
   it("signs the challenge with the agent wallet and is served: no payment, one stream event, not in d:", async () => {
     const outcome = await signInInstead(dependencies(service([agent.address.toLowerCase()])), request(), challenge());
-    expect(outcome).toMatchObject({ status: "signed-in", service: "Devnet Archive", resource: URL_, payer: agent.address, data: { content: { title: "Harbour Records, 1901" } } });
+    expect(outcome).toMatchObject({
+      status: "signed-in",
+      service: "Devnet Archive",
+      resource: URL_,
+      payer: agent.address,
+      data: { content: { title: "Harbour Records, 1901" } },
+    });
     expect(calls).toHaveLength(1);
     expect(parseSIWxHeader(calls[0]!.headers["sign-in-with-x"]!)).toMatchObject({ address: agent.address, domain: "127.0.0.1:4021", chainId: "eip155:31337" });
     expect(events).toEqual([expect.objectContaining({ status: "delivered", access: "sign-in-with-x", resource: URL_, payer: agent.address })]);
@@ -102,15 +108,35 @@ describe("signInInstead", () => {
   });
 
   it("never signs for the user's wallet: the page asks the wallet instead", async () => {
-    expect(await signInInstead(dependencies(service([agent.address.toLowerCase()])), request({ kind: "user", address: agent.address }), challenge())).toBeUndefined();
+    expect(
+      await signInInstead(dependencies(service([agent.address.toLowerCase()])), request({ kind: "user", address: agent.address }), challenge()),
+    ).toBeUndefined();
     expect(calls).toEqual([]);
   });
 
   it("signs nothing for an expired challenge or one for another domain or origin", async () => {
     const deps = dependencies(service([agent.address.toLowerCase()]));
-    expect(await signInInstead(deps, request(), challenge((info) => void (info.expirationTime = new Date(Date.now() - 1_000).toISOString())))).toBeUndefined();
-    expect(await signInInstead(deps, request(), challenge((info) => void (info.domain = "wallet.example")))).toBeUndefined();
-    expect(await signInInstead(deps, request(), challenge((info) => void (info.uri = "https://wallet.example/login")))).toBeUndefined();
+    expect(
+      await signInInstead(
+        deps,
+        request(),
+        challenge((info) => void (info.expirationTime = new Date(Date.now() - 1_000).toISOString())),
+      ),
+    ).toBeUndefined();
+    expect(
+      await signInInstead(
+        deps,
+        request(),
+        challenge((info) => void (info.domain = "wallet.example")),
+      ),
+    ).toBeUndefined();
+    expect(
+      await signInInstead(
+        deps,
+        request(),
+        challenge((info) => void (info.uri = "https://wallet.example/login")),
+      ),
+    ).toBeUndefined();
     expect(calls).toEqual([]);
   });
 });

@@ -65,7 +65,10 @@ export async function askSignedIn(
   } catch {
     return undefined;
   }
-  const id = `siwx_${createHash("sha256").update(`${request.intent ?? ""}\n${request.url}\n${challenge.nonce}`).digest("hex").slice(0, 16)}`;
+  const id = `siwx_${createHash("sha256")
+    .update(`${request.intent ?? ""}\n${request.url}\n${challenge.nonce}`)
+    .digest("hex")
+    .slice(0, 16)}`;
   request.tracker.moneyless({
     id,
     status: "delivered",
@@ -89,7 +92,12 @@ export function offerSignIn(deps: PurchaseDependencies, request: PurchaseRequest
   const challenge = readSiwxChallenge(paymentRequired, request.url, deps.network.chainId, (deps.now ?? Date.now)());
   if (!challenge) return undefined;
   try {
-    return buildSignInRequest(deps.quoteSecret, request.payer.address, { url: request.url, method: request.method, body: request.body, contentType: request.contentType }, challenge);
+    return buildSignInRequest(
+      deps.quoteSecret,
+      request.payer.address,
+      { url: request.url, method: request.method, body: request.body, contentType: request.contentType },
+      challenge,
+    );
   } catch {
     return undefined;
   }

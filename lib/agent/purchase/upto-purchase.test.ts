@@ -6,7 +6,19 @@
  * is flagged; and when the claim is not on chain, Permit2's nonce bitmap decides.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { agent, agentRequest, chain, clock, dependencies, events, reserved, resetPurchaseHarness, store, tracker, user } from "../../../tests/support/purchase-harness";
+import {
+  agent,
+  agentRequest,
+  chain,
+  clock,
+  dependencies,
+  events,
+  reserved,
+  resetPurchaseHarness,
+  store,
+  tracker,
+  user,
+} from "../../../tests/support/purchase-harness";
 import { fakeMeteredService, meteredAnswer, FACILITATOR } from "../../../tests/support/fake-metered-service";
 import { fakePaidService, MERCHANT, paidAnswer, refusedAnswer } from "../../../tests/support/fake-paid-service";
 import { offlineNetwork } from "../../../tests/support/offline-fixtures";
@@ -19,7 +31,8 @@ const CEILING = 50_000n;
 const TX = `0x${"7a".repeat(32)}` as const;
 const limits = (daily: bigint, perPayment = 1_000_000n, perRequest = 1_000_000n) => ({ perPayment, perRequest, daily });
 /** The harness's request with room for a ceiling unless a test sets its own limits. */
-const request = (service: Parameters<typeof agentRequest>[0], overrides: Parameters<typeof agentRequest>[1] = {}) => agentRequest(service, { limits: limits(1_000_000n), ...overrides });
+const request = (service: Parameters<typeof agentRequest>[0], overrides: Parameters<typeof agentRequest>[1] = {}) =>
+  agentRequest(service, { limits: limits(1_000_000n), ...overrides });
 
 describe("agent wallet pays an upto service", () => {
   it("reserves the ceiling, signs the permit, commits what the chain shows settled and frees the rest", async () => {
@@ -32,7 +45,12 @@ describe("agent wallet pays an upto service", () => {
       },
     });
     const outcome = await runPurchase(dependencies(service), request(service, { limits: limits(CEILING) }));
-    expect(outcome).toMatchObject({ status: "delivered", amount: "0.003", txHash: TX, metered: { ceiling: "0.05", message: expect.stringMatching(/^Paid 0\.003 USDC of a signed ceiling/) } });
+    expect(outcome).toMatchObject({
+      status: "delivered",
+      amount: "0.003",
+      txHash: TX,
+      metered: { ceiling: "0.05", message: expect.stringMatching(/^Paid 0\.003 USDC of a signed ceiling/) },
+    });
     // The whole ceiling was held while the service had the permit, and only the actual counts now.
     expect(reservedDuringRequest).toBe(CEILING);
     expect(await store.ledger.spentToday(agent.address, { now: Date.now() })).toEqual({ settled: 3_000n, reserved: 0n });
@@ -43,7 +61,12 @@ describe("agent wallet pays an upto service", () => {
     // The stream: quoted at the ceiling, confirmed and delivered at the actual amount beside it.
     const byStatus = (status: string) => events.find((event) => event.payment.status === status)?.payment;
     expect(byStatus("quoted")).toMatchObject({ amount: "0.05", ceiling: "0.05", message: expect.stringMatching(/asks up to 0\.05 USDC, metered/) });
-    expect(byStatus("confirmed")).toMatchObject({ amount: "0.003", ceiling: "0.05", txHash: TX, message: expect.stringMatching(/Paid 0\.003 USDC of a signed ceiling of 0\.05 USDC \(3 × 100 characters at 0\.001 USDC\)/) });
+    expect(byStatus("confirmed")).toMatchObject({
+      amount: "0.003",
+      ceiling: "0.05",
+      txHash: TX,
+      message: expect.stringMatching(/Paid 0\.003 USDC of a signed ceiling of 0\.05 USDC \(3 × 100 characters at 0\.001 USDC\)/),
+    });
     expect(byStatus("confirmed")?.settlementFlag).toBeUndefined();
     expect(byStatus("delivered")).toMatchObject({ amount: "0.003", ceiling: "0.05" });
     expect(tracker.summaries[0]).toMatchObject({ status: "delivered", amount: "0.003", ceiling: "0.05" });
@@ -68,7 +91,9 @@ describe("agent wallet pays an upto service", () => {
     expect(outcome).toMatchObject({ status: "delivered", amount: "0.02" });
     const confirmed = events.find((event) => event.payment.status === "confirmed")!.payment;
     expect(confirmed).toMatchObject({ settlementFlag: "over-settled", amount: "0.02", ceiling: "0.02" });
-    expect(confirmed.message).toMatch(/^Flagged: Paid data settled 0\.02 USDC, more than the 0\.001 USDC its own metering says it used \(1 × 100 characters at 0\.001 USDC\)\. The chain held it to the signed ceiling of 0\.02 USDC\./);
+    expect(confirmed.message).toMatch(
+      /^Flagged: Paid data settled 0\.02 USDC, more than the 0\.001 USDC its own metering says it used \(1 × 100 characters at 0\.001 USDC\)\. The chain held it to the signed ceiling of 0\.02 USDC\./,
+    );
     expect(tracker.summaries[0]).toMatchObject({ settlementFlag: "over-settled" });
     await tracker.recorded();
     expect(await store.journal.get(tracker.summaries[0]!.id)).toMatchObject({ settlementFlag: "over-settled", amount: 20_000n, ceiling: 20_000n });
@@ -93,14 +118,22 @@ describe("agent wallet pays an upto service", () => {
     expect(outcome).toMatchObject({ status: "failed", reason: "limit-exceeded" });
     expect(service.received).toEqual([]);
     const perPayment = await runPurchase(dependencies(service), request(service, { intent: "call-2", limits: limits(1_000_000n, CEILING - 1n) }));
-    expect(perPayment).toMatchObject({ status: "failed", reason: "limit-exceeded", message: expect.stringMatching(/^A ceiling of 0\.05 USDC is over your per-payment limit/) });
+    expect(perPayment).toMatchObject({
+      status: "failed",
+      reason: "limit-exceeded",
+      message: expect.stringMatching(/^A ceiling of 0\.05 USDC is over your per-payment limit/),
+    });
   });
 
   it("refuses before signing when the wallet has not approved Permit2 for the ceiling", async () => {
     chain.permit2Approved = CEILING - 1n;
     const service = fakeMeteredService(offlineNetwork, { onPayment: () => meteredAnswer(TX, 1_000n) });
     const outcome = await runPurchase(dependencies(service), request(service));
-    expect(outcome).toMatchObject({ status: "failed", reason: "payment-failed", message: expect.stringMatching(/has not approved Permit2.*nothing was signed/) });
+    expect(outcome).toMatchObject({
+      status: "failed",
+      reason: "payment-failed",
+      message: expect.stringMatching(/has not approved Permit2.*nothing was signed/),
+    });
     expect(service.received).toEqual([]);
     expect(await reserved(agent.address)).toBe(0n);
   });
@@ -194,7 +227,10 @@ describe("a person's wallet and an upto service's Permit2 allowance", () => {
     const service = fakeMeteredService(offlineNetwork, { onPayment: () => meteredAnswer(TX, 1_000n) });
     chain.permit2Approved = CEILING - 1n;
     const short = await runPurchase(dependencies(service), asUser(service));
-    expect(short).toMatchObject({ status: "awaiting-approval", approval: { scheme: "upto", ceiling: "0.05", permit2Approval: { spender: PERMIT2, token: offlineNetwork.usdc, amount: "0.05" } } });
+    expect(short).toMatchObject({
+      status: "awaiting-approval",
+      approval: { scheme: "upto", ceiling: "0.05", permit2Approval: { spender: PERMIT2, token: offlineNetwork.usdc, amount: "0.05" } },
+    });
     expect(service.received).toEqual([]);
   });
 

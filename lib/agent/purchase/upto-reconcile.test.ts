@@ -26,7 +26,19 @@ async function pendingUpto(seed: number): Promise<{ id: string; nonce: `0x${stri
   const nonce = `0x${seed.toString(16).padStart(64, "0")}` as const;
   const id = `pay_${seed}`;
   expect(await store.ledger.reserve({ payer: PAYER, reservationId: nonce, amount: CEILING, dailyLimit: 1_000_000n })).toEqual({ ok: true });
-  await store.journal.record({ id, status: "quoted", at: clock.now(), payer: PAYER, payerKind: "agent", nonce, validBefore: BigInt(deadline), amount: CEILING, scheme: "upto", ceiling: CEILING, payTo: PAY_TO });
+  await store.journal.record({
+    id,
+    status: "quoted",
+    at: clock.now(),
+    payer: PAYER,
+    payerKind: "agent",
+    nonce,
+    validBefore: BigInt(deadline),
+    amount: CEILING,
+    scheme: "upto",
+    ceiling: CEILING,
+    payTo: PAY_TO,
+  });
   await store.journal.record({ id, status: "pending", at: clock.now() });
   return { id, nonce };
 }
@@ -91,15 +103,21 @@ describe("reviewSettlement", () => {
       message: "Paid 0.003 USDC of a signed ceiling of 0.05 USDC (3 × row at 0.001 USDC).",
     });
     expect(reviewSettlement({ ...base, settled: 2_000n, metering: { unitsUsed: 3 } }).settlementFlag).toBeUndefined();
-    expect(reviewSettlement({ service: "Meter", ceiling: 50_000n, settled: 9_000n }).message).toBe("Paid 0.009 USDC of a signed ceiling of 0.05 USDC; Meter did not say what it used.");
+    expect(reviewSettlement({ service: "Meter", ceiling: 50_000n, settled: 9_000n }).message).toBe(
+      "Paid 0.009 USDC of a signed ceiling of 0.05 USDC; Meter did not say what it used.",
+    );
   });
 
   it("flags more than units × the quoted unit price, more than it says it charged, or more than it reported", () => {
     expect(reviewSettlement({ ...base, settled: 4_000n, metering: { unitsUsed: 3 } }).settlementFlag).toBe("over-settled");
     // The service's later word on its price does not raise what was agreed in its 402.
     expect(reviewSettlement({ ...base, settled: 6_000n, metering: { unitsUsed: 3, unitPrice: 2_000n } }).settlementFlag).toBe("over-settled");
-    expect(reviewSettlement({ service: "Meter", ceiling: 50_000n, settled: 6_000n, metering: { unitsUsed: 3, unitPrice: 2_000n } }).settlementFlag).toBeUndefined();
-    expect(reviewSettlement({ service: "Meter", ceiling: 50_000n, settled: 6_000n, metering: { unitsUsed: 3, charged: 5_000n } }).message).toMatch(/more than the 0\.005 USDC it says it charged/);
+    expect(
+      reviewSettlement({ service: "Meter", ceiling: 50_000n, settled: 6_000n, metering: { unitsUsed: 3, unitPrice: 2_000n } }).settlementFlag,
+    ).toBeUndefined();
+    expect(reviewSettlement({ service: "Meter", ceiling: 50_000n, settled: 6_000n, metering: { unitsUsed: 3, charged: 5_000n } }).message).toMatch(
+      /more than the 0\.005 USDC it says it charged/,
+    );
     expect(reviewSettlement({ service: "Meter", ceiling: 50_000n, settled: 6_000n, reported: 0n }).settlementFlag).toBe("over-settled");
   });
 });

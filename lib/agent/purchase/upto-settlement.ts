@@ -8,7 +8,10 @@ import { formatUsdc } from "../../money";
 import type { SettlementFlag } from "../../stream";
 import type { MeteredSettlement } from "./purchase-types";
 
-const baseUnits = z.string().regex(/^\d{1,30}$/).transform((value) => BigInt(value));
+const baseUnits = z
+  .string()
+  .regex(/^\d{1,30}$/)
+  .transform((value) => BigInt(value));
 
 /**
  * What a metered service declares it used, beside its answer (a `metering` object in its JSON):
@@ -66,7 +69,8 @@ export function reviewSettlement(input: {
   const usage = metering && unitPrice !== undefined ? `${metering.unitsUsed} × ${metering.unit ?? "unit"} at ${formatUsdc(unitPrice)} USDC` : undefined;
   const above: string[] = [];
   if (expected !== undefined && settled > expected) above.push(`the ${formatUsdc(expected)} USDC its own metering says it used (${usage})`);
-  if (metering?.charged !== undefined && settled > metering.charged && metering.charged !== expected) above.push(`the ${formatUsdc(metering.charged)} USDC it says it charged`);
+  if (metering?.charged !== undefined && settled > metering.charged && metering.charged !== expected)
+    above.push(`the ${formatUsdc(metering.charged)} USDC it says it charged`);
   if (reported !== undefined && settled > reported) above.push(`the ${formatUsdc(reported)} USDC its settlement reported`);
   const base = { amount: formatUsdc(settled), ceiling: formatUsdc(ceiling) };
   if (above.length > 0) {

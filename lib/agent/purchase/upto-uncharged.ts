@@ -38,13 +38,30 @@ export async function deliverUncharged(
       const settled = settledPayment(quote, outcome.amount, { reported: 0n });
       await reportConfirmed(deps, tracker, quote, outcome.txHash, settled);
       if (!data) return reportFailure(tracker, subject, "payment-failed", `${said}, then settled on chain, and its answer could not be read.`, outcome.txHash);
-      tracker.update({ id: quote.id, status: "delivered", service: quote.service, resource: quote.url, message: `${quote.service} delivered its data.`, ...settledFields(settled) });
+      tracker.update({
+        id: quote.id,
+        status: "delivered",
+        service: quote.service,
+        resource: quote.url,
+        message: `${quote.service} delivered its data.`,
+        ...settledFields(settled),
+      });
       const amount = settled?.review.amount ?? formatUsdc(quote.option.amount);
-      return { status: "delivered", paymentId: quote.id, service: quote.service, resource: quote.url, amount, txHash: outcome.txHash, data, ...meteredOutcome(settled) };
+      return {
+        status: "delivered",
+        paymentId: quote.id,
+        service: quote.service,
+        resource: quote.url,
+        amount,
+        txHash: outcome.txHash,
+        data,
+        ...meteredOutcome(settled),
+      };
     }
     if (outcome.state === "expired-unused") {
       await giveBack();
-      if (!data) return reportFailure(tracker, subject, "payment-failed", `${said}, and its answer could not be read; the permit expired unused, so nothing was spent.`);
+      if (!data)
+        return reportFailure(tracker, subject, "payment-failed", `${said}, and its answer could not be read; the permit expired unused, so nothing was spent.`);
       tracker.update({
         id: quote.id,
         status: "delivered",

@@ -15,7 +15,10 @@ const MAX_ARGUMENTS_CHARS = 8_000;
 // Wrapped once per process, so the AI SDK converts it to JSON Schema once (see call-paid-service-tool.ts).
 const CALL_INPUT = zodSchema(
   z.object({
-    endpoint: z.url({ protocol: /^https?$/ }).max(2048).describe("The MCP server's endpoint, exactly as discover_services listed it"),
+    endpoint: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .describe("The MCP server's endpoint, exactly as discover_services listed it"),
     tool: z.string().regex(MCP_TOOL_NAME).describe("The MCP tool's name, as discover_services listed it"),
     arguments: z
       .looseObject({})

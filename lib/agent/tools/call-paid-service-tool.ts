@@ -16,7 +16,10 @@ export const CALL_PAID_SERVICE_TOOL = "call_paid_service";
 // again at every step of every turn.
 const CALL_INPUT = zodSchema(
   z.object({
-    url: z.url({ protocol: /^https?$/ }).max(2048).describe("The service's resource URL with query parameters"),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .describe("The service's resource URL with query parameters"),
     method: z.enum(CALL_METHODS).default("GET"),
     body: z
       .union([z.looseObject({}), z.string().max(MAX_REQUEST_BODY_CHARS)])
@@ -41,7 +44,13 @@ export function createCallPaidServiceTool(run: AgentRun) {
     execute: async ({ url, method, body, bodyType }, { toolCallId, abortSignal }) => {
       const key = body === undefined ? "" : `${bodyType ?? ""}:${JSON.stringify(body)}`;
       if (!run.admitToolCall(`call:${method}:${url}:${key}`)) return tooManyCalls();
-      const outcome = await run.purchase({ url, method, body: body === undefined ? undefined : { value: body, type: bodyType }, intent: toolCallId, signal: abortSignal });
+      const outcome = await run.purchase({
+        url,
+        method,
+        body: body === undefined ? undefined : { value: body, type: bodyType },
+        intent: toolCallId,
+        signal: abortSignal,
+      });
       return describeOutcome(outcome);
     },
   });
@@ -52,7 +61,14 @@ export function describeOutcome(outcome: PurchaseOutcome | { status: "refused"; 
   switch (outcome.status) {
     case "delivered":
       // A metered payment also says its ceiling and whether it was flagged as over-settled.
-      return { status: "paid", service: outcome.service, amountUsdc: outcome.amount, txHash: outcome.txHash, ...(outcome.metered ? { metered: outcome.metered } : {}), result: asUntrustedData(outcome.data) };
+      return {
+        status: "paid",
+        service: outcome.service,
+        amountUsdc: outcome.amount,
+        txHash: outcome.txHash,
+        ...(outcome.metered ? { metered: outcome.metered } : {}),
+        result: asUntrustedData(outcome.data),
+      };
     case "free":
       return { status: "free", service: outcome.service, result: asUntrustedData(outcome.data) };
     case "signed-in":
@@ -63,13 +79,29 @@ export function describeOutcome(outcome: PurchaseOutcome | { status: "refused"; 
         result: asUntrustedData(outcome.data),
       };
     case "awaiting-confirmation":
-      return { status: "awaiting-approval", service: outcome.service, amountUsdc: outcome.amount, message: "This address did not come from discovery or the user's words: the user must approve the payment before the agent wallet pays." };
+      return {
+        status: "awaiting-approval",
+        service: outcome.service,
+        amountUsdc: outcome.amount,
+        message: "This address did not come from discovery or the user's words: the user must approve the payment before the agent wallet pays.",
+      };
     case "awaiting-approval":
-      return { status: "awaiting-approval", service: outcome.service, amountUsdc: outcome.amount, message: "The user must approve this payment in their wallet." };
+      return {
+        status: "awaiting-approval",
+        service: outcome.service,
+        amountUsdc: outcome.amount,
+        message: "The user must approve this payment in their wallet.",
+      };
     case "pending":
       return { status: "pending", message: outcome.message, retry: retryAdviceFor(outcome) };
     case "failed":
-      return { status: "failed", reason: outcome.reason, message: outcome.message, ...(outcome.txHash ? { txHash: outcome.txHash } : {}), ...withRetry(outcome) };
+      return {
+        status: "failed",
+        reason: outcome.reason,
+        message: outcome.message,
+        ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+        ...withRetry(outcome),
+      };
     case "refused":
       return { status: "refused", message: outcome.message };
   }

@@ -29,19 +29,36 @@ export function createDiscoverServicesTool(run: AgentRun) {
       run.tracker.discovery({ id, status: "discovering", message: query ? `Searching for “${query}”…` : "Listing services…" });
       try {
         // MCP tools are looked up beside the services; a Bazaar that cannot list them leaves just the services.
-        const [found, tools] = await Promise.all([run.discovery.find(query, abortSignal), run.discovery.findMcpTools(query, abortSignal).catch(() => NOTHING_FOUND)]);
+        const [found, tools] = await Promise.all([
+          run.discovery.find(query, abortSignal),
+          run.discovery.findMcpTools(query, abortSignal).catch(() => NOTHING_FOUND),
+        ]);
         const services = found.listings.slice(0, LISTINGS_SHOWN).map(listedService);
         const mcp = tools.listings.slice(0, MCP_TOOLS_SHOWN);
         // Listings the agent could never call were left out before this answer; the page is told how many, and why.
         const dropped = addDropped(found.dropped, tools.dropped);
-        const message = [mcp.length > 0 ? `Found ${services.length} service(s) and ${mcp.length} MCP tool(s).` : `Found ${services.length} service(s).`, droppedNote(dropped)].filter(Boolean).join(" ");
-        run.tracker.discovery({ id, status: "discovered", services: [...services, ...mcp.map(discoveredMcpTool)], message, ...(Object.keys(dropped).length > 0 ? { dropped } : {}) });
+        const message = [
+          mcp.length > 0 ? `Found ${services.length} service(s) and ${mcp.length} MCP tool(s).` : `Found ${services.length} service(s).`,
+          droppedNote(dropped),
+        ]
+          .filter(Boolean)
+          .join(" ");
+        run.tracker.discovery({
+          id,
+          status: "discovered",
+          services: [...services, ...mcp.map(discoveredMcpTool)],
+          message,
+          ...(Object.keys(dropped).length > 0 ? { dropped } : {}),
+        });
         return {
           services,
           ...(mcp.length > 0 ? { mcpTools: mcp.map(listedMcpTool) } : {}),
           currency: "USDC",
           notice: LISTING_NOTICE,
-          note: mcp.length > 0 ? "Prices are per call. Call a service with call_paid_service, an MCP tool with call_paid_mcp_tool." : "Prices are per call. Call a service with call_paid_service.",
+          note:
+            mcp.length > 0
+              ? "Prices are per call. Call a service with call_paid_service, an MCP tool with call_paid_mcp_tool."
+              : "Prices are per call. Call a service with call_paid_service.",
         };
       } catch {
         run.tracker.discovery({ id, status: "failed", reason: "service-unavailable", message: "Service discovery is unavailable." });

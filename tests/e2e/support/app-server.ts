@@ -58,7 +58,11 @@ export async function startAppServer(env: Record<string, string>, options: { tim
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "x402-e2e-data-"));
   const removeDataDir = () => ownDataDir && rmSync(ownDataDir, { recursive: true, force: true });
   try {
-    const server = await startNextServer({ env: { ...env, ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}) }, timeoutMs: options.timeoutMs, echoLogs: process.env.E2E_SERVER_LOGS === "1" });
+    const server = await startNextServer({
+      env: { ...env, ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}) },
+      timeoutMs: options.timeoutMs,
+      echoLogs: process.env.E2E_SERVER_LOGS === "1",
+    });
     return {
       ...server,
       stop: async () => {

@@ -63,7 +63,10 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value);
-  const answer = await handleChatRequest(new Request(`http://127.0.0.1${url.pathname}`, { method: request.method, headers, body: Buffer.concat(chunks) }), () => deps);
+  const answer = await handleChatRequest(
+    new Request(`http://127.0.0.1${url.pathname}`, { method: request.method, headers, body: Buffer.concat(chunks) }),
+    () => deps,
+  );
   response.writeHead(answer.status, Object.fromEntries(answer.headers));
   if (answer.body) Readable.fromWeb(answer.body as never).pipe(response);
   else response.end();

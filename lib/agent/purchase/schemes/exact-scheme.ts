@@ -22,7 +22,8 @@ export const exactScheme: PaymentScheme = {
   typedData: (quote: SchemeQuote, chainId: number) =>
     buildTransferTypedData(quote.option, quote.payer, chainId, { validAfter: quote.validAfter, validBefore: quote.validBefore, nonce: quote.nonce }),
   sign: (account: LocalAccount, typedData: QuoteTypedData) => account.signTypedData(toViemTypedData(transferTypedData(typedData))),
-  payload: (quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex) => buildPaymentPayload(quote.option, quote.resource, transferTypedData(typedData), signature, quote.extensions),
+  payload: (quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex) =>
+    buildPaymentPayload(quote.option, quote.resource, transferTypedData(typedData), signature, quote.extensions),
 
   authorizationRef: ({ payer, nonce, validBefore }: AuthorizationTerms) => ({ payer, nonce, validBefore }),
   async readAuthorization(chain: ChainReader, authorization: AuthorizationRef, expired: boolean): Promise<AuthorizationOutcome> {

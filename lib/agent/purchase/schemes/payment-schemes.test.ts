@@ -32,7 +32,16 @@ describe("payment schemes", () => {
   });
 
   it("journals a metered quote's ceiling and scheme, and an exact one's price alone", () => {
-    const window = { payer: payTo, nonce: `0x${"ab".repeat(32)}`, validAfter: 1n, validBefore: 2n, service: "s", resource: undefined, payerKind: "agent", method: "GET" } as const;
+    const window = {
+      payer: payTo,
+      nonce: `0x${"ab".repeat(32)}`,
+      validAfter: 1n,
+      validBefore: 2n,
+      service: "s",
+      resource: undefined,
+      payerKind: "agent",
+      method: "GET",
+    } as const;
     expect(journalTerms({ ...window, option: optionOf(upto) })).toMatchObject({ amount: 50_000n, scheme: "upto", ceiling: 50_000n });
     expect(journalTerms({ ...window, option: optionOf(exact) })).not.toHaveProperty("scheme");
   });

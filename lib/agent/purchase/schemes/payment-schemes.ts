@@ -45,5 +45,13 @@ export function settledPayment(quote: SchemeQuote, amount: bigint | undefined, s
 /** The quote's terms as the journal keeps them; a metered quote's amount is its ceiling, and the scheme says so. */
 export function journalTerms(quote: SchemeQuote & { payerKind: "agent" | "user"; method: string }) {
   const { option } = quote;
-  return { payerKind: quote.payerKind, amount: option.amount, nonce: quote.nonce, validAfter: quote.validAfter, validBefore: quote.validBefore, method: quote.method, ...schemeOf(option).words.journalFields(option.amount) };
+  return {
+    payerKind: quote.payerKind,
+    amount: option.amount,
+    nonce: quote.nonce,
+    validAfter: quote.validAfter,
+    validBefore: quote.validBefore,
+    method: quote.method,
+    ...schemeOf(option).words.journalFields(option.amount),
+  };
 }

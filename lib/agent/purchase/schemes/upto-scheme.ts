@@ -22,7 +22,8 @@ export const uptoScheme: PaymentScheme = {
   owns: (option: PayableRequirement) => option.upto !== undefined,
   ownsAuthorization: (authorization: AuthorizationRef) => authorization.upto !== undefined,
 
-  typedData: (quote: SchemeQuote, chainId: number) => buildUptoTypedData(quote.option, chainId, { validAfter: quote.validAfter, nonce: quote.nonce, deadline: quote.validBefore }),
+  typedData: (quote: SchemeQuote, chainId: number) =>
+    buildUptoTypedData(quote.option, chainId, { validAfter: quote.validAfter, nonce: quote.nonce, deadline: quote.validBefore }),
   sign: (account: LocalAccount, typedData: QuoteTypedData) => account.signTypedData(toViemUptoTypedData(permitTypedData(typedData))),
   payload: (quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex) =>
     buildUptoPaymentPayload(quote.option, quote.resource, permitTypedData(typedData), quote.payer, signature, quote.extensions),
@@ -66,7 +67,13 @@ export const uptoScheme: PaymentScheme = {
 
   settled(quote: SchemeQuote, amount: bigint | undefined, said: { metering?: Metering; reported?: bigint } = {}) {
     if (amount === undefined) return undefined;
-    const review = reviewSettlement({ service: quote.service, ceiling: quote.option.amount, settled: amount, quotedUnitPrice: quote.option.upto?.unitPrice, ...said });
+    const review = reviewSettlement({
+      service: quote.service,
+      ceiling: quote.option.amount,
+      settled: amount,
+      quotedUnitPrice: quote.option.upto?.unitPrice,
+      ...said,
+    });
     return { amount, review };
   },
   readUsage: (copy: () => Response) => readMetering(copy()),
