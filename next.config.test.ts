@@ -59,3 +59,11 @@ describe("security headers", () => {
     expect(await headersFor(pathname)).toMatchObject(REQUIRED);
   });
 });
+
+describe("builds", () => {
+  // Next 16.4 turns Turbopack's build cache on by default: without this line every build would
+  // read and write .next/cache/turbopack again (docs/decisions.md, "Builds start cold").
+  it("carry no Turbopack task cache from one `next build` to the next", () => {
+    expect(nextConfig.experimental?.turbopackFileSystemCacheForBuild).toBe(false);
+  });
+});

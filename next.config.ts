@@ -24,6 +24,14 @@ const nextConfig: NextConfig = {
   // data files next to its own modules, and the database drivers need no bundling.
   // secp256k1 loads its prebuilt native binding (lib/crypto/secp256k1.ts).
   serverExternalPackages: ["ioredis", "undici", "@electric-sql/pglite", "pg", "kysely", "secp256k1"],
+  experimental: {
+    // Every `next build` starts from the sources, with no Turbopack task cache carried over from
+    // an earlier build in .next/cache/turbopack (on by default since Next 16.4). A cache left by
+    // one build (the browser tests', `vercel build`'s) held a task stored as canceled, and every
+    // later build failed on it in seconds (TurbopackInternalError: ModuleGraph::from_graphs_inner
+    // was canceled) until the folder was removed. See docs/decisions.md, "Builds start cold".
+    turbopackFileSystemCacheForBuild: false,
+  },
   // `/:path*` also matches `/`: one rule covers every page, API route and asset.
   async headers() {
     return [{ source: "/:path*", headers: SECURITY_HEADERS }];

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   void devnet.ended.then(() => shutdown("anvil ended unexpectedly", 1));
 
   const file = options.writeFile ? resolve(options.writeFile) : undefined;
-  const { faults: _faults, stop: _stop, ended: _ended, processes: _processes, readyInMs, ...coordinates } = devnet;
+  const { faults: _faults, stop: _stop, ended: _ended, processes: _processes, channels: _channels, readyInMs, ...coordinates } = devnet;
   console.log(JSON.stringify(coordinates, null, 2));
   console.log(describeDevnet(coordinates, file));
   // Since the process started: includes loading TypeScript and the x402 libraries.

@@ -10,9 +10,16 @@ export function describeDevnet(coordinates: DevnetCoordinates, file: string | un
   const services = single.map((service) => {
     // A metered (upto) service's price is its ceiling; its unit price is what a call costs per unit.
     const metered = service.metering ? [`upto, ${formatUsdc(BigInt(service.metering.unitPrice))} USDC per ${service.metering.unit}`] : [];
+    // A channel service's price is per call, paid with a voucher after one deposit.
+    const channel = service.channel
+      ? [
+          `batch-settlement, deposit ${formatUsdc(BigInt(service.channel.minDeposit))} USDC${service.channel.behaviour === "honest" ? "" : `, hostile: ${service.channel.behaviour}`}`,
+        ]
+      : [];
     const notes = [
       service.x402Version === 1 ? "x402 v1" : "x402 v2",
       ...metered,
+      ...channel,
       ...(service.method === "POST" ? ["POST JSON"] : []),
       ...(service.network !== coordinates.network && service.x402Version === 2 ? [service.network ?? ""] : []),
       ...(service.offline ? ["offline"] : []),
@@ -29,6 +36,7 @@ export function describeDevnet(coordinates: DevnetCoordinates, file: string | un
     `facilitator  ${coordinates.facilitatorUrl}  (discovery: /discovery/resources, /discovery/search?query=...)`,
     `faults       ${coordinates.faultsUrl ?? "-"}`,
     `permit2      ${coordinates.permit2 ?? "-"}  (upto proxy ${coordinates.uptoProxy ?? "-"}; agent and user approved)`,
+    `channels     ${coordinates.batchSettlement ?? "-"}  (batch-settlement; ERC-3009 deposit collector ${coordinates.erc3009DepositCollector ?? "-"})`,
     `agent        ${coordinates.accounts.agent.address}`,
     `user         ${coordinates.accounts.user.address}`,
     `unfunded     ${coordinates.accounts.unfunded.address}`,

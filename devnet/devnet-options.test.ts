@@ -23,6 +23,13 @@ describe("parseDevnetCliOptions", () => {
     expect(parseDevnetCliOptions(["--file", "b.json"], { DEVNET_FILE: "/tmp/a.json" }).writeFile).toBe("b.json");
   });
 
+  it("runs the channel services' claim rounds every 60 s unless --channel-claim-interval or DEVNET_CHANNEL_CLAIM_INTERVAL says otherwise (0: none on a timer)", () => {
+    expect(DevnetOptions.parse(parseDevnetCliOptions([], {})).channelClaimIntervalSeconds).toBe(60);
+    expect(parseDevnetCliOptions([], { DEVNET_CHANNEL_CLAIM_INTERVAL: "0" }).channelClaimIntervalSeconds).toBe(0);
+    expect(parseDevnetCliOptions(["--channel-claim-interval", "5"], { DEVNET_CHANNEL_CLAIM_INTERVAL: "0" }).channelClaimIntervalSeconds).toBe(5);
+    expect(() => parseDevnetCliOptions(["--channel-claim-interval", "-1"], {})).toThrow(/channelClaimIntervalSeconds/);
+  });
+
   it("serves the MCP tools over SSE too only when --mcp-sse or DEVNET_MCP_SSE says 1", () => {
     expect(DevnetOptions.parse(parseDevnetCliOptions([], {})).mcpOverSse).toBe(false);
     expect(parseDevnetCliOptions([], { DEVNET_MCP_SSE: "1" }).mcpOverSse).toBe(true);

@@ -33,6 +33,12 @@ export const DevnetOptions = z.object({
    * default: the same tools twice would only crowd the demo's discovery.
    */
   mcpOverSse: z.boolean().default(false),
+  /**
+   * How often each channel service (x402 `batch-settlement`) claims the vouchers it holds and
+   * settles what it claimed; 0 = never on a timer, only on stop and on `devnet.channels.flush()`
+   * (what a test that counts transactions wants).
+   */
+  channelClaimIntervalSeconds: z.number().int().min(0).max(3_600).default(60),
 });
 
 export type StartDevnetOptions = z.input<typeof DevnetOptions>;
@@ -42,7 +48,8 @@ export type ResolvedDevnetOptions = z.output<typeof DevnetOptions>;
  * Reads the command-line flags and environment of `npm run devnet` / `npm run dev`. Flags win
  * over the environment. `--block-time 2` (or `DEVNET_BLOCK_TIME=2`), `--heartbeat` (or
  * `DEVNET_HEARTBEAT`), `--confirmations`, `--slow-delay-ms`, `--settle-timeout-ms`, `--file` (or
- * `DEVNET_FILE`), `--mcp-sse 1` (or `DEVNET_MCP_SSE=1`).
+ * `DEVNET_FILE`), `--mcp-sse 1` (or `DEVNET_MCP_SSE=1`), `--channel-claim-interval 60` (or
+ * `DEVNET_CHANNEL_CLAIM_INTERVAL`).
  */
 export function parseDevnetCliOptions(argv: readonly string[], environment: Readonly<Record<string, string | undefined>>): StartDevnetOptions {
   const flags = new Map<string, string>();
@@ -54,7 +61,7 @@ export function parseDevnetCliOptions(argv: readonly string[], environment: Read
     if (value === undefined) throw new Error(`--${name} needs a value`);
     flags.set(name, value);
   }
-  const known = new Set(["block-time", "heartbeat", "confirmations", "slow-delay-ms", "settle-timeout-ms", "file", "mcp-sse"]);
+  const known = new Set(["block-time", "heartbeat", "confirmations", "slow-delay-ms", "settle-timeout-ms", "file", "mcp-sse", "channel-claim-interval"]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
 
   const number = (flag: string, variable: string): number | undefined => {
@@ -79,6 +86,7 @@ export function parseDevnetCliOptions(argv: readonly string[], environment: Read
     settleTimeoutMs: number("settle-timeout-ms", "DEVNET_SETTLE_TIMEOUT_MS"),
     writeFile: flags.get("file") ?? (environment.DEVNET_FILE || ".devnet/devnet.json"),
     mcpOverSse: flag("mcp-sse", "DEVNET_MCP_SSE"),
+    channelClaimIntervalSeconds: number("channel-claim-interval", "DEVNET_CHANNEL_CLAIM_INTERVAL"),
   };
   // Validate here so that a bad flag fails before anything starts, with the option's name.
   const parsed = DevnetOptions.safeParse(options);

@@ -7,6 +7,7 @@ import { DEV_ACCOUNT_COUNT, ANVIL_MNEMONIC, devAccounts } from "./chain/dev-acco
 import { installMulticall3 } from "./chain/install-multicall3";
 import { installPermit2, PERMIT2 } from "./chain/install-permit2";
 import { installUptoProxy, UPTO_PROXY } from "./chain/install-upto-proxy";
+import { BATCH_SETTLEMENT, ERC3009_DEPOSIT_COLLECTOR, installBatchSettlement } from "./chain/install-batch-settlement";
 import { localChain, localPublicClient, localTestClient, setIntervalMining } from "./chain/local-chain";
 import { startAnvil, type AnvilProcess } from "./chain/start-anvil";
 import { DevnetOptions, type StartDevnetOptions } from "./devnet-options";
@@ -22,6 +23,9 @@ import { DEMO_MCP_TOOLS } from "./mcp/mcp-tools";
 import { PaidRequestOutcomes } from "./services/paid-outcomes";
 import type { PaymentTerms } from "./services/payment-terms";
 import { coordinatesEntry, discoveryItem, startServices } from "./services/start-services";
+import { CHANNEL_SERVICES } from "./channels/channel-catalog";
+import { channelCoordinatesEntry, channelDiscoveryItem } from "./channels/channel-listing";
+import { startChannelServices, type RunningChannelServices } from "./channels/channel-services";
 import { ALL_SERVICES } from "./services/service-catalog";
 import { approvePermit2 } from "./token/approve-permit2";
 import { deployUsdc } from "./token/deploy-usdc";
@@ -31,6 +35,11 @@ export type Devnet = DevnetCoordinates & {
   faults: DevnetFaults;
   /** How paid requests past verification ended (tests wait on these instead of sleeping). */
   paidRequests: PaidRequestOutcomes;
+  /**
+   * The channel services (x402 `batch-settlement`): `flush()` runs a claim round on each now
+   * (claim the vouchers held, then settle; the hostile one tries to claim past them).
+   */
+  channels: Pick<RunningChannelServices, "flush">;
   /** Milliseconds from the call to `startDevnet` until everything answered. */
   readyInMs: number;
   /** The processes behind the chain, for tests that check nothing is left running. */
@@ -96,6 +105,8 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       installMulticall3(publicClient, testClient),
       // Permit2 and the x402 upto proxy at the addresses @x402/evm uses on every chain.
       installPermit2(publicClient, testClient).then(() => installUptoProxy(testClient)),
+      // The batch-settlement channel contract and its ERC-3009 deposit collector, likewise.
+      installBatchSettlement(testClient),
     ]);
     // The one-time step before any Permit2 payment (upto), for the wallets that hold USDC.
     await approvePermit2({ chain, publicClient, token: usdc.address, owners: [accounts.agent, accounts.user] });
@@ -140,6 +151,16 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       onStarted: (host) => stack.push(host.stop),
     });
 
+    // The channel services: paid per call with vouchers, claimed and settled in batches.
+    if (!terms.payeeKey) throw new Error("the channel services need the payee's key");
+    const channels = await startChannelServices(CHANNEL_SERVICES, {
+      terms: { ...terms, payeeKey: terms.payeeKey },
+      facilitatorUrl: facilitatorServer.url,
+      chain,
+      claimIntervalSeconds: options.channelClaimIntervalSeconds,
+    });
+    stack.push(channels.stop);
+
     // The MCP tools' server: x402 over MCP (Streamable HTTP) on its own port, paid through the same facilitator.
     const mcpServer = await startMcpServer({
       tools: DEMO_MCP_TOOLS,
@@ -162,7 +183,11 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
     }
 
     const lastUpdated = new Date(startedAt).toISOString();
-    const catalog = [...running.map((entry) => discoveryItem(entry, lastUpdated)), ...mcpServers.flatMap((server) => mcpDiscoveryItems(server, lastUpdated))];
+    const catalog = [
+      ...running.map((entry) => discoveryItem(entry, lastUpdated)),
+      ...channels.servers.map((server) => channelDiscoveryItem(server, lastUpdated)),
+      ...mcpServers.flatMap((server) => mcpDiscoveryItems(server, lastUpdated)),
+    ];
     // Every listing as discovery will answer it, against x402's schemas: a listing the official
     // client could not pay stops the world here, named, instead of failing each payment later.
     // The cheap checks only (a few ms); the full ones run in tests/integration/official-x402.test.ts.
@@ -175,7 +200,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       network,
       usdc: terms.token.address,
       facilitatorUrl: facilitatorServer.url,
-      services: running.map((entry) => coordinatesEntry(entry, { v2: network, v1: LOCAL_V1_NETWORK })),
+      services: [...running.map((entry) => coordinatesEntry(entry, { v2: network, v1: LOCAL_V1_NETWORK })), ...channels.servers.map(channelCoordinatesEntry)],
       mcpTools: mcpServers.flatMap(mcpCoordinatesEntries),
       accounts: {
         agent: accounts.agent,
@@ -193,6 +218,8 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       faultsUrl: `${facilitatorServer.url}/_devnet/faults`,
       permit2: PERMIT2,
       uptoProxy: UPTO_PROXY,
+      batchSettlement: BATCH_SETTLEMENT,
+      erc3009DepositCollector: ERC3009_DEPOSIT_COLLECTOR,
       startedAt: lastUpdated,
     });
 
@@ -208,6 +235,7 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       ...coordinates,
       faults,
       paidRequests,
+      channels: { flush: channels.flush },
       readyInMs: Date.now() - startedAt,
       processes: { anvilPid: anvil.anvilPid, reaperPid: anvil.reaperPid, processTag: anvil.processTag },
       stop: () => (stopping ??= stopAll()),

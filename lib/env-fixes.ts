@@ -1,8 +1,10 @@
 import "server-only";
-/** How to fix each setting, shown beside the error at start-up (lib/env.ts ConfigError). */
-import type { Env } from "./env";
-
-export const FIXES: Partial<Record<keyof Env, string>> = {
+/**
+ * How to fix each setting, shown beside the error at start-up (lib/env.ts ConfigError). Keyed by
+ * the setting's name; lib/env.ts checks at compile time that every key names a setting (this file
+ * does not import the Env type, so the two do not import each other).
+ */
+export const FIXES = {
   X402_NETWORK: "set it to local, base-sepolia, base or custom (any EVM chain, described by CHAIN_ID, RPC_URL, FACILITATOR_URL and ASSET_*)",
   RPC_URL: "set it to the JSON-RPC URL of the chain, e.g. https://sepolia.base.org",
   FACILITATOR_URL: "set it to the x402 facilitator base URL, e.g. https://x402.org/facilitator",
@@ -29,4 +31,4 @@ export const FIXES: Partial<Record<keyof Env, string>> = {
   RECONCILE_INTERVAL_SECONDS: "use 0 to turn the in-process reconciler off, or up to 3600 seconds",
   TRUST_PROXY_HOPS: "set it to the number of proxies in front of the app that append to X-Forwarded-For (1-10)",
   BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",
-};
+} as const satisfies Record<string, string>;

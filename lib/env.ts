@@ -21,7 +21,7 @@ import {
   integer,
   temperature,
 } from "./env-values";
-import { NETWORK_PRESETS } from "./network/network-presets";
+import { NETWORK_PRESETS } from "./network-presets";
 
 /** What a custom network cannot do without; the presets and the local world bring their own. */
 const CUSTOM_NETWORK_VARIABLES = ["CHAIN_ID", "RPC_URL", "FACILITATOR_URL", "ASSET_ADDRESS", "ASSET_NAME", "ASSET_VERSION"] as const;
@@ -181,6 +181,9 @@ export const EnvSchema = z
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** FIXES by setting; a key of FIXES that names no setting (a typo) fails the type check here. */
+const fixes: Partial<Record<keyof Env, string>> & Record<Exclude<keyof typeof FIXES, keyof Env>, never> = FIXES;
+
 /** A setting that is missing or wrong: found at boot, and `503` if met by a running server. */
 export class ConfigError extends BaseError<"config"> {
   constructor(readonly problems: { variable: string; message: string }[]) {
@@ -189,7 +192,7 @@ export class ConfigError extends BaseError<"config"> {
       "Invalid configuration:\n" +
         problems
           .map(({ variable, message }) => {
-            const fix = FIXES[variable as keyof Env];
+            const fix = fixes[variable as keyof Env];
             return `  - ${variable} ${message}${fix ? ` (fix: ${fix})` : ""}`;
           })
           .join("\n"),

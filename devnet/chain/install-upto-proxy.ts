@@ -1,6 +1,6 @@
 import { x402UptoPermit2ProxyAddress } from "@x402/evm";
 import type { Address, Chain, TestClient, Transport } from "viem";
-import { loadUptoProxyArtifact } from "../contracts/upto-proxy-artifact";
+import { loadContractArtifact } from "../contracts/contract-artifacts";
 
 /**
  * Where @x402/evm's `upto` client names the spender and its facilitator sends settlements: one
@@ -14,5 +14,5 @@ export const UPTO_PROXY: Address = x402UptoPermit2ProxyAddress;
  * checks), so its runtime code alone is the whole contract. Needs Permit2 (install-permit2.ts).
  */
 export async function installUptoProxy(testClient: TestClient<"anvil", Transport, Chain>): Promise<void> {
-  await testClient.setCode({ address: UPTO_PROXY, bytecode: loadUptoProxyArtifact().runtimeBytecode });
+  await testClient.setCode({ address: UPTO_PROXY, bytecode: loadContractArtifact("uptoProxy").runtimeBytecode });
 }

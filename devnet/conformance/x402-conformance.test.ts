@@ -101,6 +101,19 @@ describe("listings", () => {
     }
   });
 
+  it("the metered rows service declares its datasets as the schema's `enum`, its description still naming them, and conforms", () => {
+    const rows = findDemoService("row-meter")!;
+    const extension = discoveryExtensionFor(rows) as {
+      bazaar: { schema: { properties: { input: { properties: { queryParams: { properties: Record<string, unknown> } } } } } };
+    };
+    expect(extension.bazaar.schema.properties.input.properties.queryParams.properties.dataset).toEqual({
+      type: "string",
+      description: "Which dataset: sales (default) or stations",
+      enum: ["sales", "stations"],
+    });
+    expect(listingProblems(listingOf(rows))).toEqual([]);
+  });
+
   it("the start-up check names the listing that breaks a rule, and stops", () => {
     const good = { name: "weather", listing: listingOf(findDemoService("weather")!) };
     const broken = { name: "guide-lisbon-museums", listing: listingOf(guide(), { serviceName: OLD_GUIDE_NAME }) };

@@ -7,6 +7,7 @@ import { FaultUpdate, type DevnetFaults } from "../faults";
 import { sendJson, sendProblem } from "../http/json-response";
 import { closeServer, listen, LOOPBACK_HOST } from "../http/listen";
 import { readJsonBody } from "../http/read-json-body";
+import { acceptChannelOperationTimeout } from "./channel-operation-envelope";
 import { ListQuery, listDiscoveryItems, SearchQuery, searchDiscoveryItems, type DiscoveryItem } from "./discovery-catalog";
 
 export type FacilitatorServer = {
@@ -108,9 +109,10 @@ export async function startFacilitatorServer(options: StartFacilitatorServerOpti
     if (!body.ok) return refuse(body.status, "invalid_request", body.detail);
     const envelope = PaymentRequestBody.safeParse(body.value);
     if (!envelope.success) return refuse(400, "invalid_request", describe(envelope.error));
-    const payload = parsePaymentPayload(envelope.data.paymentPayload);
+    const checked = acceptChannelOperationTimeout(envelope.data);
+    const payload = parsePaymentPayload(checked.paymentPayload);
     if (!payload.success) return refuse(400, "invalid_payload", payload.error.issues.map((issue) => issue.message).join("; "));
-    const requirements = parsePaymentRequirements(envelope.data.paymentRequirements);
+    const requirements = parsePaymentRequirements(checked.paymentRequirements);
     if (!requirements.success) return refuse(400, "invalid_payment_requirements", requirements.error.issues.map((issue) => issue.message).join("; "));
 
     const payer = PayerPayload.safeParse(payload.data).data;

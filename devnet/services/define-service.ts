@@ -3,7 +3,14 @@ import { serviceMetadataProblems } from "../conformance/x402-conformance";
 import { ceilingOf, meteringReport, settlementAmount, unitsProblem, type MeteringTerms } from "./metering";
 
 /** One input a service takes, as discovery documents it. */
-export type ServiceParameter = { description: string; example: string | number; type: "string" | "integer"; required: boolean };
+export type ServiceParameter = {
+  description: string;
+  example: string | number;
+  type: "string" | "integer";
+  required: boolean;
+  /** The only values it takes, declared as the schema's `enum` (the description may say them too). */
+  choices?: readonly string[];
+};
 
 /**
  * Where a service takes its inputs: the query string (GET), the path (GET on a route

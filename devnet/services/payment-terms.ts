@@ -1,7 +1,7 @@
 import type { PaymentRequirementsV1 } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Address, Hex } from "viem";
-import { exampleInput, type DemoService } from "./define-service";
+import { exampleInput, type DemoService, type ServiceParameter } from "./define-service";
 
 /** How long a signed payment for a demo service stays valid (x402 `maxTimeoutSeconds`). */
 export const MAX_TIMEOUT_SECONDS = 120;
@@ -30,7 +30,9 @@ export function discoveryExtensionFor(service: DemoService): Record<string, unkn
   const entries = Object.entries(service.parameters);
   const examples = exampleInput(service);
   const schema = {
-    properties: Object.fromEntries(entries.map(([key, parameter]) => [key, { type: parameter.type, description: parameter.description }])),
+    properties: Object.fromEntries(
+      entries.map(([key, parameter]) => [key, { type: parameter.type, description: parameter.description, ...choicesOf(parameter) }]),
+    ),
     required: entries.filter(([, parameter]) => parameter.required).map(([key]) => key),
   };
   const output = { example: service.exampleOutput };
@@ -50,6 +52,11 @@ export function discoveryExtensionFor(service: DemoService): Record<string, unkn
       ...(service.inputIn === "path" ? { routeTemplate: service.path } : {}),
     },
   };
+}
+
+/** A parameter's fixed set as JSON Schema declares one (`enum`), in v2's schema and v1's field descriptions alike. */
+function choicesOf(parameter: ServiceParameter): { enum?: string[] } {
+  return parameter.choices ? { enum: [...parameter.choices] } : {};
 }
 
 /**
@@ -81,7 +88,7 @@ export function v1RequirementsFor(service: DemoService, resourceUrl: string, ter
   const fields = Object.fromEntries(
     Object.entries(service.parameters).map(([key, parameter]) => [
       key,
-      { type: parameter.type, description: parameter.description, required: parameter.required },
+      { type: parameter.type, description: parameter.description, required: parameter.required, ...choicesOf(parameter) },
     ]),
   );
   const input =

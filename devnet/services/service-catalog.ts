@@ -231,7 +231,7 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     tags: ["data", "dataset", "rows", "metered", "upto"],
     parameters: {
       rows: { description: "How many rows, 1 to 200, billed per row", example: 12, type: "integer" },
-      dataset: { description: `Which dataset: ${DATASETS.join(" (default) or ")}`, example: "sales", required: false },
+      dataset: { description: `Which dataset: ${DATASETS.join(" (default) or ")}`, example: "sales", required: false, choices: DATASETS },
     },
     input: z.object({
       rows: z.coerce.number({ error: "rows is required" }).int("rows is a whole number").min(1, "rows is at least 1").max(200, "rows is at most 200"),

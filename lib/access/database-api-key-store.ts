@@ -1,7 +1,7 @@
 import "server-only";
 /**
- * API keys in the database (`api_keys`, see lib/db/migrations.ts), shared by every instance
- * and kept across restarts. A row holds the sha256 of the secret, never the token.
+ * API keys in the database (`api_keys`, see lib/db/migrations/0003_api_keys.ts), shared by
+ * every instance and kept across restarts. A row holds the sha256 of the secret, never the token.
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { ApiKeysTable, Database } from "../db/schema";

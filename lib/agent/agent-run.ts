@@ -6,29 +6,23 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
-import type { AgentConfirmation, ApprovalRequest, StreamWriter } from "../stream";
+import type { AgentConfirmation, ApprovalRequest } from "../stream";
 import { describeInputContract } from "../x402/call-usage";
-import { checkCall, unfilledPathProblem } from "../x402/check-call";
+import { declaredCallProblem, NO_PAYER, payerOf, refused, unlistedCallProblem } from "./call-checks";
 import type { DiscoveryClient } from "../x402/discovery-client";
 import type { ServiceListing } from "../x402/discovery-listing";
 import { chooseBodyType, encodeRequestBody } from "../x402/request-body";
 import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependencies";
 import { userNamed } from "./named-urls";
-import { askConfirmation } from "./purchase/ask-confirmation";
-import { PaymentTracker } from "./purchase/payment-tracker";
+import { askGoAhead } from "./ask-go-ahead";
+import type { PaymentTracker } from "./purchase/payment-tracker";
+import { runTracker } from "./run-tracker";
+import type { PaymentListener } from "./purchase/payment-listener";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { paymentIdentifierFor } from "../x402/payment-identifier";
-import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type PurchaseOutcome } from "./purchase/run-purchase";
+import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type Payer, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
 import { mcpCallBody, mcpResourceOf, runMcpPurchase } from "./purchase/mcp-purchase";
 import { MAX_TOOL_CALLS_PER_STEP, type EncodedCall, type McpToolCall, type PurchaseCall, type UnlistedCalls } from "./agent-run-types";
-
-export type { AccessSettings, AgentDependencies, AgentSettings } from "./agent-dependencies";
-export { purchaseDependenciesOf } from "./agent-dependencies";
-
-export { MAX_TOOL_CALLS_PER_STEP } from "./agent-run-types";
-export type { McpToolCall, PurchaseCall, UnlistedCalls } from "./agent-run-types";
-
-const NO_PAYER = "No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.";
 
 export class AgentRun {
   readonly tracker: PaymentTracker;
@@ -39,6 +33,9 @@ export class AgentRun {
   private readonly toolCallsThisStep = new Set<string>();
   /** Purchases of this request by intent, so a repeated tool call reuses the first one. */
   private readonly byIntent = new Map<string, Promise<PurchaseOutcome | { status: "refused"; message: string }>>();
+  /** The purchase's dependencies and clock, built once for the run. */
+  private readonly purchaseDeps: PurchaseDependencies;
+  private readonly now: () => number;
 
   constructor(
     readonly deps: AgentDependencies,
@@ -46,7 +43,7 @@ export class AgentRun {
       messages: ChatMessage[];
       walletAddress: `0x${string}` | undefined;
       limits: EffectiveLimits;
-      writer: StreamWriter;
+      writer: PaymentListener;
       /** Epoch ms: no payment starts after it, and every wait ends by it. */
       deadline: number;
       /** Identifies the request across retries (Idempotency-Key, or a hash of payer and conversation). */
@@ -60,17 +57,9 @@ export class AgentRun {
     // A wallet named but not proven gets no rows in that wallet's journal: its quotes move no
     // money, and the signed request of a real approval journals the payment (wallet-proof.ts).
     const journaled = input.walletAddress === undefined || input.walletProven;
-    this.tracker = new PaymentTracker(
-      input.writer,
-      journaled
-        ? {
-            journal: deps.store.journal,
-            requestKey: input.requestKey,
-            conversationId: conversationIdOf(input.messages),
-            now: deps.now,
-          }
-        : undefined,
-    );
+    this.now = deps.now ?? Date.now;
+    this.purchaseDeps = { ...purchaseDependenciesOf(deps), now: this.now };
+    this.tracker = runTracker(deps, input, journaled);
   }
 
   /** Called before each model step. */
@@ -171,23 +160,15 @@ export class AgentRun {
   private async purchaseMcpNow(call: McpToolCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
     const blocked = this.cannotStart();
     if (blocked) return refused(blocked);
-    const payer = this.payer();
+    const payer = payerOf(this.input.walletAddress, this.deps.agentAccount);
     if (!payer) return refused(NO_PAYER);
-    const work = runMcpPurchase(purchaseDependenciesOf(this.deps), {
+    const work = runMcpPurchase(this.purchaseDeps, {
       endpoint: call.endpoint,
       toolName: call.toolName,
       arguments: call.arguments,
       transport: listing?.mcp?.transport ?? "streamable-http",
       inputSchema: listing?.mcp?.inputSchema,
-      listedAmount: listing?.amount,
-      intent: call.intent,
-      paymentIdentifier,
-      payer,
-      limits: this.input.limits,
-      maxPayments: this.deps.settings.maxPaymentsPerRequest,
-      tracker: this.tracker,
-      deadline: this.input.deadline,
-      signal: call.signal,
+      ...this.purchaseContext(call, listing, paymentIdentifier, payer),
     });
     return this.tracked(work);
   }
@@ -198,68 +179,30 @@ export class AgentRun {
     // user's own wallet asks them for every payment anyway.
     const ofUnknownOrigin = !listing && !userNamed(this.input.messages, call.url);
     // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
-    const contract = listing?.input;
-    const check = contract
-      ? checkCall(contract, { url: call.url, method: call.method, body: call.body?.text, contentType: call.body?.contentType })
-      : undefined;
-    if (contract && check && !check.ok) {
-      return refused(`Not called, nothing was paid: ${check.problems.join("; ")}. The service's usage: ${describeInputContract(contract)}`);
-    }
-    // A path still holding a template placeholder (`/crypto/:symbol`) is never called, declared or not.
-    const unfilled = contract ? undefined : unfilledPathProblem(new URL(call.url));
-    if (unfilled) return refused(`Not called, nothing was paid: ${unfilled}; put the value in its place in the URL.`);
-    if (this.pendingApproval) {
-      return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
-    }
-    // A URL no listing named is answered on the server's behalf (free or paid), so only callers
-    // who may spend the agent wallet may have it called, each call counted in their window.
-    if (!listing && this.input.unlisted) {
-      if (!this.input.unlisted.allowed) {
-        return refused(
-          "Not called: this deployment calls URLs that discovery did not list only for callers it knows (an API key, or a wallet signed in that the operator allows). Use a listed service, or sign in.",
-        );
-      }
-      if (!(await this.input.unlisted.count())) {
-        return refused("Not called: this caller has used up its requests for now (rate limit), or the limiter is unavailable. Try again in a minute.");
-      }
-    }
-    const now = this.deps.now ?? Date.now;
-    if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) {
-      return refused("There is not enough time left in this request to start a payment.");
-    }
-    const payer = this.payer();
+    const declared = declaredCallProblem(call, listing);
+    if (declared) return refused(declared);
+    if (this.pendingApproval) return refused("A payment is already waiting for the user's approval; ask for one payment at a time.");
+    const unlisted = await unlistedCallProblem(listing, this.input.unlisted);
+    if (unlisted) return refused(unlisted);
+    // Checked again after the wait: another call of this run may have asked for an approval meanwhile.
+    const blocked = this.cannotStart();
+    if (blocked) return refused(blocked);
+    const payer = payerOf(this.input.walletAddress, this.deps.agentAccount);
     if (!payer) return refused(NO_PAYER);
     if (ofUnknownOrigin && payer.kind === "agent") {
       // One go-ahead asked at a time: the person answers one question, then the model may ask another.
       if (this.pendingConfirmation) return refused("A call is already waiting for the user's go-ahead; ask for one at a time.");
-      const asked = askConfirmation(purchaseDependenciesOf(this.deps), {
-        service: new URL(call.url).host,
-        url: call.url,
-        method: call.method,
-        body: call.body?.text,
-        contentType: call.body?.contentType,
-        maxAmount: this.input.limits.perPayment,
-        requestKey: this.input.requestKey,
-        tracker: this.tracker,
-      });
+      const asked = askGoAhead(this.purchaseDeps, call, this.input, this.tracker);
       if (asked.status === "awaiting-confirmation") this.pendingConfirmation = { id: asked.paymentId, confirmation: asked.confirmation };
       return asked;
     }
-    const work = runPurchase(purchaseDependenciesOf(this.deps), {
+    const work = runPurchase(this.purchaseDeps, {
       service: listing?.name ?? new URL(call.url).host,
       url: call.url,
       method: call.method,
       body: call.body?.text,
       contentType: call.body?.contentType,
-      listedAmount: listing?.amount,
-      intent: call.intent,
-      paymentIdentifier,
-      payer,
-      limits: this.input.limits,
-      maxPayments: this.deps.settings.maxPaymentsPerRequest,
-      tracker: this.tracker,
-      deadline: this.input.deadline,
-      signal: call.signal,
+      ...this.purchaseContext(call, listing, paymentIdentifier, payer),
     });
     const outcome = await this.tracked(work);
     if (outcome.status === "awaiting-approval") this.pendingApproval = { id: outcome.paymentId, approval: outcome.approval };
@@ -269,15 +212,24 @@ export class AgentRun {
   /** Why no payment may start now (one approval at a time, enough time left), if one may not. */
   private cannotStart(): string | undefined {
     if (this.pendingApproval) return "A payment is already waiting for the user's approval; ask for one payment at a time.";
-    const now = this.deps.now ?? Date.now;
-    if (this.input.deadline - now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) return "There is not enough time left in this request to start a payment.";
+    if (this.input.deadline - this.now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) return "There is not enough time left in this request to start a payment.";
     return undefined;
   }
 
-  /** Who pays: the user's wallet when the request names one, else the agent wallet, if any. */
-  private payer() {
-    if (this.input.walletAddress) return { kind: "user", address: this.input.walletAddress } as const;
-    return this.deps.agentAccount ? ({ kind: "agent", account: this.deps.agentAccount } as const) : undefined;
+  /** What every purchase of this run is asked with, over HTTP and over MCP alike. */
+  private purchaseContext(call: { intent: string; signal?: AbortSignal }, listing: ServiceListing | undefined, paymentIdentifier: string, payer: Payer) {
+    const { limits, deadline } = this.input;
+    return {
+      listedAmount: listing?.amount,
+      intent: call.intent,
+      paymentIdentifier,
+      payer,
+      limits,
+      maxPayments: this.deps.settings.maxPaymentsPerRequest,
+      tracker: this.tracker,
+      deadline,
+      signal: call.signal,
+    };
   }
 
   /** A purchase the run waits for before it ends, even if the model moves on. */
@@ -294,15 +246,4 @@ export class AgentRun {
   async settleInFlight(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
   }
-}
-
-/** A conversation is named by its first user message, so every turn of it shares one id. */
-function conversationIdOf(messages: ChatMessage[]): string {
-  const first = messages.find((message) => message.role === "user")?.content ?? "";
-  return createHash("sha256").update(first).digest("hex").slice(0, 24);
-}
-
-/** A refusal decided before anything was asked of a service: nothing was spent. */
-function refused(message: string): PurchaseOutcome {
-  return { status: "refused", message };
 }

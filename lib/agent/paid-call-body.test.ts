@@ -90,6 +90,20 @@ describe("call_paid_service bodies", () => {
     ]);
   });
 
+  it("refuses, before asking the service, a field value outside the set the service declared (its `enum`), naming the set", async () => {
+    const withSet: InputContract = {
+      method: "POST",
+      query: [],
+      path: [],
+      body: { type: "json", fields: [{ name: "dataset", required: true, choices: ["sales", "traffic"] }] },
+    };
+    const refused = await chatWith([{ url: "https://paid.example/data", method: "POST", body: { dataset: "stations" } }], withSet);
+    expect(refused.seen).toEqual([]);
+    expect(refused.results).toEqual([{ status: "refused", message: expect.stringContaining('"dataset" must be one of: sales, traffic (not "stations")') }]);
+    const asked = await chatWith([{ url: "https://paid.example/data", method: "POST", body: { dataset: "traffic" } }], withSet);
+    expect(asked.seen).toEqual([{ method: "POST", contentType: "application/json", body: '{"dataset":"traffic"}', paid: false }]);
+  });
+
   it("without a declaration, sends a string as text and an object as JSON; the type is part of the intent", async () => {
     const url = "https://paid.example/data";
     const { seen, approval } = await chatWith([{ url, method: "POST", body: "Summarize: the sky is blue." }]);

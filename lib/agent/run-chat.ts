@@ -5,14 +5,14 @@ import "server-only";
  * ending with exactly one `d:` line.
  */
 import { BaseError } from "../base-error";
-import { experimental_streamTextLowMemory as streamTextOnce, stepCountIs, type JSONValue, type ModelMessage } from "ai";
+import { experimental_streamTextLowMemory as streamTextOnce, stepCountIs, type ModelMessage } from "ai";
 import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { ErrorEvent, StreamWriter } from "../stream";
 import type { ConfirmedTerms } from "../x402/agent-confirmation";
-import type { BodyType } from "../x402/input-contract";
-import { bodyTypeOf } from "../x402/request-body";
-import { AgentRun, purchaseDependenciesOf, type AgentDependencies, type UnlistedCalls } from "./agent-run";
+import { AgentRun } from "./agent-run";
+import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependencies";
+import type { UnlistedCalls } from "./agent-run-types";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purchase";
@@ -21,7 +21,8 @@ import { runSignedIn } from "./purchase/sign-in-instead";
 import type { SignedIn } from "../x402/siwx-binding";
 import { buildSystemPrompt } from "./system-prompt";
 import { walletProven } from "./wallet-proof";
-import { CALL_PAID_SERVICE_TOOL, createCallPaidServiceTool, describeOutcome } from "./tools/call-paid-service-tool";
+import { createCallPaidServiceTool } from "./tools/call-paid-service-tool";
+import { callInput, pushToolExchange } from "./tool-exchange";
 import { createDiscoverServicesTool } from "./tools/discover-services-tool";
 import { CALL_PAID_MCP_TOOL, createCallPaidMcpToolTool } from "./tools/call-paid-mcp-tool-tool";
 
@@ -221,39 +222,4 @@ function describeFailure(error: unknown, signal: AbortSignal): ErrorEvent {
     return { code: "aborted", message: "The request was stopped." };
   }
   return { code: "model_error", message: "The language model failed while answering. Any payment made is listed in the outcome." };
-}
-
-/** The call an approval, a go-ahead or a sign-in stands for, as the model would have made it. */
-function callInput(call: { url: string; method: string; body?: string; contentType?: string }): Record<string, unknown> {
-  return { url: call.url, method: call.method, ...(call.body === undefined ? {} : bodyInput(call.body, call.contentType)) };
-}
-
-/**
- * The model continues as if it had made the call itself, so it answers with the data: the
- * call and its outcome go into the conversation before the first step.
- */
-function pushToolExchange(messages: ModelMessage[], toolCallId: string, call: Record<string, unknown>, outcome: Parameters<typeof describeOutcome>[0]): void {
-  messages.push(
-    { role: "assistant", content: [{ type: "tool-call", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, input: call }] },
-    {
-      role: "tool",
-      content: [{ type: "tool-result", toolCallId, toolName: CALL_PAID_SERVICE_TOOL, output: { type: "json", value: describeOutcome(outcome) as JSONValue } }],
-    },
-  );
-}
-
-/** The body as the tool call's input would give it: JSON or form fields, or text, with its type. */
-function bodyInput(body: string, contentType: string | undefined): { body: unknown; bodyType: BodyType } {
-  const bodyType = bodyTypeOf(contentType) ?? "json";
-  if (bodyType === "form-data") return { body: Object.fromEntries(new URLSearchParams(body)), bodyType };
-  return { body: bodyType === "json" ? parseBody(body) : body, bodyType };
-}
-
-/** A JSON body as the object it was, or as text when it does not parse. */
-function parseBody(body: string): unknown {
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return body;
-  }
 }

@@ -12,7 +12,7 @@ import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { decodeAll, type StreamEvent } from "../stream";
-import { MAX_TOOL_CALLS_PER_STEP } from "./agent-run";
+import { MAX_TOOL_CALLS_PER_STEP } from "./agent-run-types";
 
 describe("tool calls per step", () => {
   it(`runs at most ${MAX_TOOL_CALLS_PER_STEP} of twenty calls asked for in one step`, async () => {

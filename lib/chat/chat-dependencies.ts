@@ -4,7 +4,7 @@ import "server-only";
  * cache, model client), built once per process from the environment. Tests build their own
  * with `createChatDependencies`.
  */
-import type { AgentDependencies } from "../agent/agent-run";
+import type { AgentDependencies } from "../agent/agent-dependencies";
 import { createBaseModel, type BaseModel } from "../agent/model/create-chat-model";
 import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending";
 import { startReconcilerTimer } from "../agent/purchase/reconciler-timer";

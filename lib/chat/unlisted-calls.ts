@@ -5,7 +5,7 @@ import "server-only";
  * address's, for an anonymous caller), so the server cannot be used as a free relay.
  */
 import { callerKey, mayCallUnlisted, type Caller } from "../access/caller";
-import type { UnlistedCalls } from "../agent/agent-run";
+import type { UnlistedCalls } from "../agent/agent-run-types";
 import type { ChatDependencies } from "./chat-dependencies";
 import { enforceRateLimit } from "./rate-limit";
 

@@ -18,6 +18,7 @@ import { DEFAULT_CONTENT_TYPE } from "../x402/request-body";
 import { buildTransferTypedData, recoverAuthorizationSigner } from "../x402/transfer-authorization";
 import { buildUptoTypedData, recoverUptoSigner, UPTO_PROXY, type UptoPermitTypedData } from "../x402/upto-permit2";
 import type { TransferTypedData } from "../agent/purchase/purchase-types";
+import { PAYABLE_SCHEMES } from "../agent/purchase/schemes/payment-schemes";
 
 /** A signature must leave at least this long to settle. */
 const MIN_SECONDS_LEFT = 6;
@@ -47,7 +48,7 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
   // Either scheme a person's wallet signs; which one is the accepted requirement's, and the
   // authorization must be of that scheme's shape.
   const selection = selectPayableRequirement({ x402Version: payload.x402Version as 1 | 2, accepts: [payload.accepted] }, input.network, {
-    schemes: ["exact", "upto"],
+    schemes: PAYABLE_SCHEMES,
   });
   if (!selection.ok) throw new AppError("payment_required:mismatch", { details: selection.reason });
   const option = selection.option;

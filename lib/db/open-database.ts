@@ -8,7 +8,7 @@ import { Kysely, Migrator, PostgresDialect } from "kysely";
 import pg from "pg";
 import { AppError } from "../errors";
 import { openEmbeddedDatabase } from "./embedded-database";
-import { migrationProvider } from "./migrations";
+import { migrationProvider } from "./migrations/index";
 import { pglitePool } from "./pglite-pool";
 import type { Database } from "./schema";
 

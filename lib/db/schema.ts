@@ -1,5 +1,5 @@
 /**
- * The tables as Kysely sees them (see migrations.ts). Numeric and bigint columns come back as
+ * The tables as Kysely sees them (see migrations/). Numeric and bigint columns come back as
  * strings from Postgres (and may come back as numbers or bigints from PGlite), so readers
  * convert them explicitly.
  */

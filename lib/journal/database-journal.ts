@@ -1,5 +1,5 @@
 import "server-only";
-/** The journal in the database (`payments` and `payment_events`, see lib/db/migrations.ts). */
+/** The journal in the database (`payments` and `payment_events`, see lib/db/migrations/). */
 import { CompiledQuery, sql, type Kysely, type Selectable } from "kysely";
 import type { Database, PaymentsTable } from "../db/schema";
 import type { PaymentFailureReason, PaymentStatus } from "../stream";

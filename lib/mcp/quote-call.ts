@@ -7,15 +7,13 @@ import "server-only";
  * daily room and the agent wallet's balance are checked as a payment would check them. The
  * daily room is read, not reserved, so it can change before a `buy`.
  */
-import type { UnlistedCalls } from "../agent/agent-run";
+import type { UnlistedCalls } from "../agent/agent-run-types";
 import type { ChatDependencies } from "../chat/chat-dependencies";
-import { describeFetchFailure, requestHeaders } from "../agent/purchase/pay-and-deliver";
-import { checkPayment } from "../limits/check-payment";
-import { checkPayeePolicy } from "../limits/payee-policy";
+import { askWithoutPaying } from "../agent/purchase/ask-without-paying";
+import { chooseOption, optionProblems, paymentProblems, readinessOf } from "../agent/purchase/quote-stage";
+import { schemeOf } from "../agent/purchase/schemes/payment-schemes";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import { formatUsdc } from "../money";
-import { readOptionalJson } from "../net/read-optional-json";
-import { readPaymentRequired, selectPayableRequirement } from "../x402/payment-requirements";
 import { readDailyRoom, type DailyUse } from "./daily-room";
 import type { PlannedCall } from "./plan-call";
 
@@ -28,8 +26,12 @@ export type QuoteOutcome =
       service: string;
       url: string;
       method: string;
-      /** Decimal USDC. */
+      /** Decimal USDC: the price, or for a metered (`upto`) option its ceiling. */
       amount: string;
+      /** How it is paid: `exact` (the price) or `upto` (metered: at most the ceiling). */
+      scheme: string;
+      /** A metered option's ceiling, the most a `buy` would sign for (decimal USDC). */
+      ceiling?: string;
       asset: string;
       network: string;
       payTo: string;
@@ -74,61 +76,49 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   const balanceRead = payer ? deps.chain.balanceOf(payer) : undefined;
   balanceRead?.catch(() => undefined);
 
-  // 1. Ask without paying.
-  let first: Response;
-  try {
-    first = await deps.fetch(call.url, {
-      method: call.method,
-      body: call.body?.text,
-      headers: requestHeaders(call.body?.text, call.body?.contentType),
-      signal: request.signal,
-    });
-  } catch (error) {
-    return { status: "unavailable", message: `${service} could not be reached (${describeFetchFailure(error)}); nothing was signed.` };
-  }
-  if (first.ok) {
-    await first.body?.cancel();
+  // 1. Ask without paying, as the purchase does (ask-without-paying.ts).
+  const body = call.body?.text;
+  const answer = await askWithoutPaying(deps.fetch, {
+    service,
+    url: call.url,
+    method: call.method,
+    body,
+    contentType: call.body?.contentType,
+    signal: request.signal,
+  });
+  if (answer.status === "failed") return { status: "unavailable", message: answer.message };
+  if (answer.status === "free") {
+    await answer.response.body?.cancel();
     return { status: "free", service, url: call.url, method: call.method, message: `${service} answered without asking for payment: a buy costs nothing.` };
   }
-  if (first.status !== 402) {
-    await first.body?.cancel();
-    return { status: "unavailable", message: `${service} answered HTTP ${first.status} before any payment.` };
-  }
 
-  // 2. Its terms, and the option the agent would pay.
-  const paymentRequired = readPaymentRequired(first.headers, await readOptionalJson(first));
-  if (!paymentRequired) return { status: "unavailable", message: `${service} sent a 402 without readable x402 payment requirements.` };
-  const selection = selectPayableRequirement(paymentRequired, deps.network);
+  // 2. The option a `buy` would pay, chosen as the purchase chooses it (quote-stage.ts).
+  const selection = chooseOption(deps.network, answer.paymentRequired, limits, 0n);
   if (!selection.ok) return { status: "unavailable", message: `${service}: ${selection.reason}.` };
   const option = selection.option;
+  const scheme = schemeOf(option);
   const amount = formatUsdc(option.amount);
 
   // 3. Every check a payment makes before signing, each reported rather than stopping at the first.
-  const problems: string[] = [];
-  const policy = deps.settings.payeePolicy ? checkPayeePolicy(deps.settings.payeePolicy, option) : undefined;
-  if (policy && !policy.ok) problems.push(`${service}: ${policy.message}`);
   const listed = call.listing?.amount;
-  if (listed !== undefined && option.amount > listed)
-    problems.push(`${service} asks ${amount} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised`);
-  const check = checkPayment({ amount: option.amount, limits, spentThisRequest: 0n });
-  if (!check.ok)
-    problems.push(`${amount} USDC is over your ${check.limit === "perPayment" ? "per-payment" : "per-request"} limit of ${formatUsdc(check.limitAmount)} USDC`);
+  const problems = optionProblems({ service, option, listedAmount: listed, payerKind: "agent", payeePolicy: deps.settings.payeePolicy }).map(
+    (problem) => problem.text,
+  );
   const daily = await readDailyRoom(deps.store.ledger, limits, payer, deps.now?.());
   if (option.amount > daily.left) problems.push(`${amount} USDC would go over the daily room left, ${formatUsdc(daily.left)} USDC`);
-  let balance: bigint | undefined;
-  if (!payer) {
-    problems.push("no agent wallet is configured, so this deployment can quote but not pay");
-  } else {
-    balance = await balanceRead?.catch(() => undefined);
-    if (balance === undefined) problems.push("the agent wallet's balance could not be read from the chain");
-    else if (balance < option.amount) problems.push(`the agent wallet holds ${formatUsdc(balance)} USDC, less than the ${amount} USDC asked`);
-  }
+  const readiness = payer ? readinessOf(deps.chain, payer, option) : undefined;
+  const checked = await paymentProblems({ option, limits, spentThisRequest: 0n, balance: balanceRead, readiness, payerKind: "agent", all: true });
+  problems.push(...checked.problems.map((problem) => problem.text));
+  if (!payer) problems.push("no agent wallet is configured, so this deployment can quote but not pay");
+  const { balance } = checked;
   return {
     status: "quoted",
     service,
     url: call.url,
     method: call.method,
     amount,
+    scheme: scheme.name,
+    ...scheme.words.quoteFields(amount),
     asset: option.asset,
     network: option.network,
     payTo: option.payTo,

@@ -44,10 +44,27 @@ export const DevnetService = z.object({
   /** Listed in discovery, but nothing listens on its port. */
   offline: z.boolean().default(false),
   /**
-   * The x402 scheme its 402 offers: "exact" (the price, exactly) or "upto" (metered: `price` and
-   * `amount` are the ceiling the payer signs, and the service settles what the call used).
+   * The x402 scheme its 402 offers: "exact" (the price, exactly), "upto" (metered: `price` and
+   * `amount` are the ceiling the payer signs, and the service settles what the call used) or
+   * "batch-settlement" (a payment channel: one deposit, then a signed voucher per call at `price`).
    */
-  scheme: z.enum(["exact", "upto"]).optional(),
+  scheme: z.enum(["exact", "upto", "batch-settlement"]).optional(),
+  /** Who is paid, where it is not the merchant account (each channel service has its own payee). */
+  payTo: Address.optional(),
+  /** A channel service's terms (devnet/README.md, "Channel services"). */
+  channel: z
+    .object({
+      /** The deposit its 402 suggests (`extra.minDeposit`), in base units. */
+      minDeposit: z.string().regex(/^\d+$/),
+      /** How long a payer who withdraws alone waits (the channel's `withdrawDelay`). */
+      withdrawDelaySeconds: z.number().int().positive(),
+      /**
+       * "honest"; "over-claims" (tries to claim more than the vouchers allow: the contract
+       * refuses); "refuses-vouchers" (takes the deposit, then refuses every voucher).
+       */
+      behaviour: z.enum(["honest", "over-claims", "refuses-vouchers"]),
+    })
+    .optional(),
   /** A metered service's terms, as its 402 states them in `extra.metering` (devnet/README.md). */
   metering: z
     .object({
@@ -120,6 +137,10 @@ export const DevnetCoordinates = z.object({
   permit2: Address.optional(),
   /** The x402 `upto` proxy: the spender an `upto` payer names in its Permit2 signature. */
   uptoProxy: Address.optional(),
+  /** The x402 `batch-settlement` channel contract every voucher's EIP-712 domain names. */
+  batchSettlement: Address.optional(),
+  /** Where a channel deposit's ERC-3009 `ReceiveWithAuthorization` is signed to. */
+  erc3009DepositCollector: Address.optional(),
   startedAt: z.iso.datetime().optional(),
 });
 export type DevnetCoordinates = z.infer<typeof DevnetCoordinates>;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseEnv } from "../env";
 import { DevnetCoordinates } from "./devnet-coordinates";
 import { infrastructureUrls, networkConfigFromDevnet, networkConfigFromEnv } from "./network-config";
-import { NETWORK_PRESETS } from "./network-presets";
+import { NETWORK_PRESETS } from "../network-presets";
 
 const key = `0x${"11".repeat(32)}`;
 const address = `0x${"22".repeat(20)}`;

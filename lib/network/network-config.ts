@@ -10,7 +10,7 @@ import path from "node:path";
 import { ConfigError, type Env } from "../env";
 import { AppError } from "../errors";
 import { readDevnetCoordinates, type DevnetCoordinates } from "./devnet-coordinates";
-import { NETWORK_PRESETS, type NetworkName, type PresetName } from "./network-presets";
+import { NETWORK_PRESETS, type NetworkName, type PresetName } from "../network-presets";
 
 export type NetworkConfig = {
   name: NetworkName;

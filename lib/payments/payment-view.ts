@@ -6,7 +6,7 @@
 import type { PaymentRecord } from "../journal/payment-journal";
 import { formatUsdc } from "../money";
 import type { NetworkConfig } from "../network/network-config";
-import { explorerTransactionUrl } from "../network/network-presets";
+import { explorerTransactionUrl } from "../network-presets";
 import { toReceiptView, type ReceiptView } from "./receipt-view";
 
 export type PaymentView = {

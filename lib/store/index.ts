@@ -1,6 +1,7 @@
 /**
- * The shared store (server-only): spending ledger, idempotency keys and rate limits, in memory
- * or in Redis behind one interface.
+ * The shared store (server-only): spending ledger, idempotency keys, payment journal, API keys
+ * and rate limits behind one interface; the app's is on the database (README.md says which
+ * store holds what, and when each is chosen).
  */
 export { createStore, getStore, resetStoreForTests, type CreateStoreOptions } from "./create-store";
 export { createMemoryStore } from "./create-memory-store";

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { Permit2WitnessTypedData } from "./permit2-typed-data";
 import { Address, hexString, RequestContentType, UsdcDecimal } from "./wire-primitives";
-import { EchoedExtensions, EchoedResourceInfo } from "../x402/extension-echo-bounds";
+import { EchoedExtensions, EchoedResourceInfo } from "./extension-echo-bounds";
 
 /**
  * EIP-712 typed data for an EIP-3009 `TransferWithAuthorization`, as a wallet signs it.

@@ -35,7 +35,7 @@ export type NonceTerms = {
   resourceInfo?: { description?: string; mimeType?: string };
 };
 
-/** Deeper than this is refused: callers bound what they pass (see json-limits.ts); this is the backstop. */
+/** Deeper than this is refused: callers bound what they pass (see lib/json-limits.ts); this is the backstop. */
 const MAX_CANONICAL_DEPTH = 32;
 
 /**

@@ -2,6 +2,7 @@
  * A service's declared input (input-contract.ts) put to use: one line a model and the page can
  * read, and an example call built from the service's own examples.
  */
+import { choicesText } from "./choice-text";
 import { sanitizeServiceText } from "./service-text";
 import type { CallMethod, InputContract, ParameterSpec } from "./input-contract";
 
@@ -9,7 +10,8 @@ import type { CallMethod, InputContract, ParameterSpec } from "./input-contract"
 export const MAX_USAGE_CHARS = 700;
 
 /**
- * One line a model can follow, e.g. `GET ?city=<string, required: City name>` or
+ * One line a model can follow, e.g. `GET ?city=<string, required: City name>`,
+ * `GET ?dataset=<one of: sales, traffic, required>` (a declared set in place of the type) or
  * `POST /v1/items/:id (id=<string, required>) JSON body {"text": string (required)}`.
  */
 export function describeInputContract(contract: InputContract): string {
@@ -26,7 +28,7 @@ export function describeInputContract(contract: InputContract): string {
 }
 
 function detail(parameter: ParameterSpec): string {
-  const words = [parameter.type ?? "value"];
+  const words = [parameter.choices ? choicesText(parameter.choices) : (parameter.type ?? "value")];
   if (parameter.required) words.push("required");
   if (parameter.example !== undefined && parameter.example !== "") words.push(`e.g. ${parameter.example}`);
   return parameter.description ? `${words.join(", ")}: ${parameter.description}` : words.join(", ");

@@ -73,6 +73,81 @@ describe("checkCall", () => {
     expect(checkCall(weather, { url: "https://w.example/%E0%A4%A/weather?city=Oslo", method: "GET" })).toEqual({ ok: true });
   });
 
+  describe("fields with a declared set of values (`enum`)", () => {
+    const rows: InputContract = {
+      method: "GET",
+      query: [
+        { name: "rows", type: "integer", required: true, choices: [10, 20] },
+        { name: "dataset", type: "string", required: false, choices: ["sales", "traffic"] },
+      ],
+      path: [{ name: "region", required: true, choices: ["eu", "us"] }],
+      routeTemplate: "/data/:region/rows",
+    };
+    const url = (path: string, query: string) => `https://d.example${path}?${query}`;
+
+    it("lets values of the set through, and a field with a set that is not given", () => {
+      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=20&dataset=traffic"), method: "GET" })).toEqual({ ok: true });
+      expect(checkCall(rows, { url: url("/data/us/rows", "rows=10"), method: "GET" })).toEqual({ ok: true });
+    });
+
+    it("refuses a value outside the set before any quote, naming the values the service takes", () => {
+      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=20&dataset=stations"), method: "GET" })).toEqual({
+        ok: false,
+        problems: ['"dataset" must be one of: sales, traffic (not "stations")'],
+      });
+      // Exactly as the service spells it, every value of a repeated parameter, and a number as a number.
+      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=20&dataset=SALES"), method: "GET" })).toMatchObject({
+        ok: false,
+        problems: ['"dataset" must be one of: sales, traffic (not "SALES")'],
+      });
+      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=20&dataset=sales&dataset=x"), method: "GET" })).toMatchObject({ ok: false });
+      expect(checkCall(rows, { url: url("/data/eu/rows", "rows=15"), method: "GET" })).toEqual({
+        ok: false,
+        problems: ['"rows" must be one of: 10, 20 (not "15")'],
+      });
+      expect(checkCall(rows, { url: url("/data/asia/rows", "rows=10"), method: "GET" })).toEqual({
+        ok: false,
+        problems: ['"region" must be one of: eu, us (not "asia")'],
+      });
+    });
+
+    it("checks JSON and form body fields, and bounds the values named", () => {
+      const many = Array.from({ length: 30 }, (_, index) => `v${index}`);
+      const json: InputContract = {
+        method: "POST",
+        query: [],
+        path: [],
+        body: {
+          type: "json",
+          fields: [
+            { name: "level", required: true, choices: [1, 2] },
+            { name: "tag", required: false, choices: many },
+          ],
+        },
+      };
+      expect(checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":2,"tag":"v29"}' })).toEqual({ ok: true });
+      expect(checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":"2"}' })).toEqual({ ok: true });
+      expect(checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":null}' })).toEqual({
+        ok: false,
+        problems: ['"level" must be one of: 1, 2 (not null)'],
+      });
+      const refused = checkCall(json, { url: "https://d.example/x", method: "POST", body: '{"level":1,"tag":"w"}' });
+      expect(refused).toEqual({ ok: false, problems: [`"tag" must be one of: ${many.slice(0, 12).join(", ")} and 18 more (not "w")`] });
+      const form: InputContract = {
+        method: "POST",
+        query: [],
+        path: [],
+        body: { type: "form-data", fields: [{ name: "list", required: true, choices: ["news", "offers"] }] },
+      };
+      const formType = BODY_CONTENT_TYPES["form-data"];
+      expect(checkCall(form, { url: "https://d.example/x", method: "POST", body: "list=news", contentType: formType })).toEqual({ ok: true });
+      expect(checkCall(form, { url: "https://d.example/x", method: "POST", body: "list=spam", contentType: formType })).toEqual({
+        ok: false,
+        problems: ['"list" must be one of: news, offers (not "spam")'],
+      });
+    });
+  });
+
   describe("form and text bodies", () => {
     const subscribe: InputContract = {
       method: "POST",

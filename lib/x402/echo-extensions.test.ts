@@ -1,7 +1,8 @@
 import { declarePaymentIdentifierExtension, extractPaymentIdentifier, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { PaymentPayload } from "@x402/core/types";
 import { describe, expect, it } from "vitest";
-import { ECHO_BUDGET_CHARS, echoedExtensions, MAX_ECHOED_EXTENSIONS } from "./echo-extensions";
+import { echoedExtensions } from "./echo-extensions";
+import { ECHO_BUDGET_CHARS, MAX_ECHOED_EXTENSIONS } from "../stream/extension-echo-bounds";
 import { paymentIdentifierFor } from "./payment-identifier";
 
 const id = paymentIdentifierFor("a-quote-secret-for-tests-only-0123456789", "purchase:req-1:aaaa");

@@ -10,16 +10,14 @@ import "server-only";
  *
  * Unlike the official client, the echo is bounded: the declarations are a stranger's JSON, sent
  * back inside a request header. An extension that nests deeper or holds more than the 402 limits
- * allow (json-limits.ts), or that would take the echo past ECHO_BUDGET_CHARS of JSON, is NOT
+ * allow (lib/json-limits.ts), or that would take the echo past ECHO_BUDGET_CHARS of JSON, is NOT
  * echoed (left out, never truncated); neither is anything past MAX_ECHOED_EXTENSIONS. Our own
  * payment-identifier entry is counted first, so it is always there when the service declared it.
  */
 import { PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import { z } from "zod";
-import { ECHO_BUDGET_CHARS, echoText, MAX_ECHOED_EXTENSIONS } from "./extension-echo-bounds";
+import { ECHO_BUDGET_CHARS, echoText, MAX_ECHOED_EXTENSIONS } from "../stream/extension-echo-bounds";
 import { paymentIdentifierExtensions } from "./payment-identifier";
-
-export { ECHO_BUDGET_CHARS, MAX_ECHOED_EXTENSIONS } from "./extension-echo-bounds";
 
 const V2WithExtensions = z.object({ x402Version: z.literal(2), extensions: z.record(z.string(), z.unknown()) });
 

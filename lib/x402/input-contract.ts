@@ -1,13 +1,9 @@
 /**
- * How to call a listed service, read from what the bazaar spec lets a service declare: in x402
- * v2 the `bazaar` extension (`info.input` with its example values, `schema` with types, required
- * fields and descriptions, `routeTemplate` for path parameters); in v1 the payment requirement's
- * `outputSchema.input` (`queryParams`, `bodyType`, `bodyFields`, each a type name or a field
- * description). Everything here is the service's own text: read leniently (a malformed part is
- * left out, never fatal), cleaned and bounded, so a listing stays small and cannot speak for us.
+ * How to call a listed service: the contract read from what the bazaar spec lets a service
+ * declare (read-input-contract.ts), put to use in one usage line (call-usage.ts) and in the
+ * check a call passes before any quote (check-call.ts). Everything in it is the service's own
+ * text, cleaned and bounded when read.
  */
-import { z } from "zod";
-import { sanitizeServiceText } from "./service-text";
 
 /** The methods the bazaar spec names for an HTTP resource (HEAD among its query methods). */
 export const CALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -15,7 +11,18 @@ export type CallMethod = (typeof CALL_METHODS)[number];
 export const isCallMethod = (value: string): value is CallMethod => (CALL_METHODS as readonly string[]).includes(value);
 export type BodyType = "json" | "form-data" | "text";
 
-export type ParameterSpec = { name: string; type?: string; required: boolean; description?: string; example?: string };
+/** A value a field's declared set can hold: JSON Schema's `enum` allows more, we read these. */
+export type Choice = string | number;
+
+export type ParameterSpec = {
+  name: string;
+  type?: string;
+  required: boolean;
+  description?: string;
+  example?: string;
+  /** The only values the field takes (its schema's `enum`), when the service declared them. */
+  choices?: Choice[];
+};
 
 export type InputContract = {
   method: CallMethod;
@@ -28,222 +35,3 @@ export type InputContract = {
   body?: { type: BodyType; fields: ParameterSpec[]; example?: string };
   outputExample?: string;
 };
-
-const MAX_PARAMETERS = 12;
-const MAX_NAME_CHARS = 40;
-const MAX_DESCRIPTION_CHARS = 120;
-const MAX_EXAMPLE_CHARS = 200;
-const MAX_OUTPUT_EXAMPLE_CHARS = 300;
-
-const AnyRecord = z.record(z.string(), z.unknown());
-const optionalRecord = AnyRecord.optional().catch(undefined);
-
-const ParamMapSchema = z.looseObject({ properties: optionalRecord, required: z.array(z.string()).optional().catch(undefined) });
-
-const BazaarExtension = z.looseObject({
-  info: z.looseObject({
-    input: z.looseObject({
-      type: z.string().optional().catch(undefined),
-      method: z.string().optional().catch(undefined),
-      queryParams: optionalRecord,
-      pathParams: optionalRecord,
-      bodyType: z.enum(["json", "form-data", "text"]).optional().catch(undefined),
-      body: z.unknown().optional(),
-    }),
-    output: z.looseObject({ example: z.unknown().optional() }).optional().catch(undefined),
-  }),
-  schema: z
-    .looseObject({
-      properties: z.looseObject({
-        input: z.looseObject({
-          properties: z.looseObject({
-            queryParams: ParamMapSchema.optional().catch(undefined),
-            pathParams: ParamMapSchema.optional().catch(undefined),
-            body: ParamMapSchema.optional().catch(undefined),
-          }),
-        }),
-      }),
-    })
-    .optional()
-    .catch(undefined),
-  routeTemplate: z.string().max(300).optional().catch(undefined),
-});
-
-const V1Input = z.looseObject({
-  type: z.string().optional().catch(undefined),
-  method: z.string().optional().catch(undefined),
-  queryParams: optionalRecord,
-  bodyType: z.string().optional().catch(undefined),
-  bodyFields: optionalRecord,
-});
-
-/** The contract of a discovered resource, or `undefined` when it declares none. */
-export function readInputContract(resource: {
-  x402Version: number;
-  accepts: readonly Record<string, unknown>[];
-  extensions?: unknown;
-  discoveryInfo?: unknown;
-  method?: unknown;
-  routeTemplate?: unknown;
-}): InputContract | undefined {
-  if (resource.x402Version >= 2) {
-    const extensions = AnyRecord.safeParse(resource.extensions);
-    const bazaar = BazaarExtension.safeParse(extensions.success ? extensions.data.bazaar : undefined);
-    if (bazaar.success) return isHttp(bazaar.data.info.input.type) ? fromBazaar(bazaar.data) : undefined;
-  } else {
-    for (const accept of resource.accepts) {
-      const outputSchema = AnyRecord.safeParse(accept.outputSchema);
-      if (!outputSchema.success) continue;
-      const input = V1Input.safeParse(outputSchema.data.input);
-      if (input.success && isHttp(input.data.type)) return fromV1(input.data, outputSchema.data.output);
-    }
-  }
-  return fromDiscoveryInfo(resource);
-}
-
-/**
- * The official facilitators of the 2.10 era list a resource's declaration as top-level
- * `discoveryInfo` (the bazaar extension's `info`, no `schema`: `DiscoveredHTTPResource` in
- * @x402/extensions), with the enriched `method` and `routeTemplate` beside it. Read as the
- * bazaar extension it came from, so such a listing is called the same way.
- */
-function fromDiscoveryInfo(resource: { discoveryInfo?: unknown; method?: unknown; routeTemplate?: unknown }): InputContract | undefined {
-  const info = AnyRecord.safeParse(resource.discoveryInfo);
-  if (!info.success) return undefined;
-  const input = AnyRecord.safeParse(info.data.input);
-  // The method inside the declaration wins; the one the facilitator put beside it fills a gap.
-  const method = input.success && input.data.method === undefined && typeof resource.method === "string" ? { method: resource.method } : {};
-  const declaration = {
-    info: { ...info.data, ...(input.success ? { input: { ...input.data, ...method } } : {}) },
-    ...(typeof resource.routeTemplate === "string" ? { routeTemplate: resource.routeTemplate } : {}),
-  };
-  const bazaar = BazaarExtension.safeParse(declaration);
-  return bazaar.success && isHttp(bazaar.data.info.input.type) ? fromBazaar(bazaar.data) : undefined;
-}
-
-/**
- * The spec's `input.type` tells an HTTP endpoint ("http") from an MCP tool ("mcp"), whose
- * tool name and arguments are no method, query or body: read as HTTP, a tool would look like a
- * GET taking nothing. A declaration without a type is read as HTTP, as before types existed.
- */
-function isHttp(type: string | undefined): boolean {
-  return type === undefined || type.toLowerCase() === "http";
-}
-
-function fromBazaar(bazaar: z.infer<typeof BazaarExtension>): InputContract {
-  const { input, output } = bazaar.info;
-  const schema = bazaar.schema?.properties.input.properties;
-  const bodyType = input.bodyType;
-  const contract: InputContract = {
-    ...methodOf(input.method, bodyType !== undefined),
-    query: parameters(input.queryParams, schema?.queryParams),
-    path: parameters(input.pathParams, schema?.pathParams),
-  };
-  const route = bazaar.routeTemplate === undefined ? undefined : sanitizeServiceText(bazaar.routeTemplate, 120);
-  if (route) contract.routeTemplate = route;
-  if (bodyType) {
-    const example = AnyRecord.safeParse(input.body);
-    contract.body = { type: bodyType, fields: parameters(example.success ? example.data : undefined, schema?.body) };
-    if (input.body !== undefined) contract.body.example = exampleText(input.body, MAX_EXAMPLE_CHARS);
-  }
-  if (output?.example !== undefined) contract.outputExample = exampleText(output.example, MAX_OUTPUT_EXAMPLE_CHARS);
-  return contract;
-}
-
-function fromV1(input: z.infer<typeof V1Input>, output: unknown): InputContract {
-  // Only a method that takes a body can have its fields read as one (GET, HEAD and DELETE do not).
-  const takesBody = !["GET", "HEAD", "DELETE"].includes(input.method?.toUpperCase() ?? "");
-  const bodyType = v1BodyType(input.bodyType, takesBody && input.bodyFields !== undefined);
-  const contract: InputContract = {
-    ...methodOf(input.method, bodyType !== undefined),
-    query: fieldDescriptions(input.queryParams),
-    path: [],
-  };
-  if (bodyType) contract.body = { type: bodyType, fields: fieldDescriptions(input.bodyFields) };
-  if (output !== undefined && output !== null) contract.outputExample = exampleText(output, MAX_OUTPUT_EXAMPLE_CHARS);
-  return contract;
-}
-
-/**
- * v1's request description made `bodyType` optional and also named `multipart-form-data`: the
- * reference v1 → v2 reading (@x402/extensions) folds that into `form-data` and reads declared
- * body fields without a type as JSON, so their fields are kept rather than dropped.
- */
-function v1BodyType(declared: string | undefined, hasFields: boolean): BodyType | undefined {
-  if (declared === "json" || declared === "form-data" || declared === "text") return declared;
-  if (declared === "multipart-form-data") return "form-data";
-  return declared === undefined && hasFields ? "json" : undefined;
-}
-
-function methodOf(declared: string | undefined, hasBody: boolean): Pick<InputContract, "method" | "methodInferred"> {
-  const upper = declared?.toUpperCase();
-  if (CALL_METHODS.includes(upper as CallMethod)) return { method: upper as CallMethod };
-  return { method: hasBody ? "POST" : "GET", methodInferred: true };
-}
-
-/** v2: names from the example values and the schema's properties; types, required and descriptions from the schema. */
-function parameters(examples: Record<string, unknown> | undefined, schema: z.infer<typeof ParamMapSchema> | undefined): ParameterSpec[] {
-  const names = [...new Set([...Object.keys(schema?.properties ?? {}), ...Object.keys(examples ?? {})])];
-  const required = new Set(schema?.required ?? []);
-  const specs: ParameterSpec[] = [];
-  for (const raw of names) {
-    const name = parameterName(raw);
-    if (!name) continue;
-    const property = AnyRecord.safeParse(schema?.properties?.[raw]);
-    const spec: ParameterSpec = { name, required: required.has(raw) };
-    if (property.success) describeField(spec, property.data);
-    if (examples && raw in examples) spec.example = exampleText(examples[raw], 60);
-    specs.push(spec);
-    if (specs.length === MAX_PARAMETERS) break;
-  }
-  return specs;
-}
-
-/** v1: each field is a type name ("string") or a description ({ type, required, description }). */
-function fieldDescriptions(fields: Record<string, unknown> | undefined): ParameterSpec[] {
-  const specs: ParameterSpec[] = [];
-  for (const [raw, field] of Object.entries(fields ?? {})) {
-    const name = parameterName(raw);
-    if (!name) continue;
-    const spec: ParameterSpec = { name, required: false };
-    if (typeof field === "string") spec.type = typeName(field);
-    else {
-      const described = AnyRecord.safeParse(field);
-      if (described.success) {
-        describeField(spec, described.data);
-        spec.required = described.data.required === true;
-      }
-    }
-    specs.push(spec);
-    if (specs.length === MAX_PARAMETERS) break;
-  }
-  return specs;
-}
-
-function describeField(spec: ParameterSpec, field: Record<string, unknown>): void {
-  const type = typeName(field.type);
-  if (type) spec.type = type;
-  if (typeof field.description === "string") {
-    const description = sanitizeServiceText(field.description, MAX_DESCRIPTION_CHARS);
-    if (description) spec.description = description;
-  }
-}
-
-/** A parameter name as a service may use one in a URL or a JSON body; anything else is dropped. */
-function parameterName(raw: string): string | undefined {
-  return /^[A-Za-z0-9_.\-[\]]{1,40}$/.test(raw) && raw.length <= MAX_NAME_CHARS ? raw : undefined;
-}
-
-function typeName(value: unknown): string | undefined {
-  return typeof value === "string" && /^[a-z]{1,16}$/.test(value) ? value : undefined;
-}
-
-function exampleText(value: unknown, maxChars: number): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
-  } catch {
-    text = "";
-  }
-  return sanitizeServiceText(text, maxChars);
-}

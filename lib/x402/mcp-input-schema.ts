@@ -8,7 +8,7 @@
  * input, and a call it refuses before payment costs nothing.
  */
 import { z } from "zod";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 import { sanitizeServiceText } from "./service-text";
 
 /** A schema larger or deeper than this is not a tool's argument list: refused as a declaration. */

@@ -13,7 +13,7 @@
  * inside the payment request repeated (`x402/payment-response` beside its `accepts`).
  */
 import { z } from "zod";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 
 export const MCP_PAYMENT_META_KEY = "x402/payment";
 export const MCP_PAYMENT_RESPONSE_META_KEY = "x402/payment-response";

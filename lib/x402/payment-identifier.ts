@@ -15,7 +15,7 @@ import { createHmac } from "node:crypto";
 import { appendPaymentIdentifierToExtensions, isPaymentIdentifierExtension, isValidPaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import { z } from "zod";
 import { AppError } from "../errors";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 
 /** The spec recommends a `pay_` prefix; 32 hex characters (128 bits) follow it. */
 const PREFIX = "pay_";

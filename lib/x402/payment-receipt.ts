@@ -20,7 +20,7 @@ import "server-only";
 import { hashReceiptTypedData } from "@x402/extensions/offer-receipt";
 import { getAddress, type Address, type Hex } from "viem";
 import type { PaymentReceipt } from "../stream";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 import { decodeSettlementHeader } from "./read-settlement";
 import { verifyJwsReceipt } from "./jws-receipt";
 import { recoverSigner } from "../crypto/secp256k1";

@@ -7,7 +7,7 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { getAddress } from "viem";
 import { z } from "zod";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 import { serviceToken } from "./service-text";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -114,11 +114,11 @@ export type PayableRequirement = {
 };
 
 /** The schemes this code can pay: `exact` (EIP-3009) and `upto` (Permit2, x402 v2). */
-export type PaymentScheme = "exact" | "upto";
+export type SchemeName = "exact" | "upto";
 
 export type SelectionOptions = {
   /** The schemes the payer can sign; `exact` alone unless named. */
-  schemes?: readonly PaymentScheme[];
+  schemes?: readonly SchemeName[];
   /**
    * Whether an amount is within the payer's limits. With both schemes offered, `exact` is taken
    * when its price fits, else `upto` when its ceiling fits (docs/decisions.md, "Metered
@@ -141,10 +141,15 @@ export function readPaymentRequired(headers: Headers, body: unknown): PaymentReq
       return undefined;
     }
   }
-  const v2Body = PaymentRequiredV2.safeParse(body);
-  if (v2Body.success) return v2Body.data;
-  const v1Body = PaymentRequiredV1.safeParse(body);
-  return v1Body.success ? v1Body.data : undefined;
+  return parsePaymentRequired(body);
+}
+
+/** A payment request handed over as it is (an MCP tool's `PaymentRequired`, a 402's JSON body), read by the same schemas. */
+export function parsePaymentRequired(value: unknown): PaymentRequired | undefined {
+  const v2 = PaymentRequiredV2.safeParse(value);
+  if (v2.success) return v2.data;
+  const v1 = PaymentRequiredV1.safeParse(value);
+  return v1.success ? v1.data : undefined;
 }
 
 export type SelectionResult = { ok: true; option: PayableRequirement } | { ok: false; reason: string };

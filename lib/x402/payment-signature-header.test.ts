@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../stream";
-import { ECHO_BUDGET_CHARS, MAX_ECHOED_EXTENSIONS } from "./extension-echo-bounds";
+import { ECHO_BUDGET_CHARS, MAX_ECHOED_EXTENSIONS } from "../stream/extension-echo-bounds";
 import { decodePaymentSignatureHeader, encodePaymentSignatureHeader, extensionsThatFit, MAX_PAYMENT_SIGNATURE_HEADER_CHARS } from "./payment-signature-header";
 
 const payer = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";

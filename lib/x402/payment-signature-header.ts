@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import { Address, MAX_APPROVAL_BODY_CHARS, type ApprovalRequest } from "../stream/events";
-import { EchoedExtensions, EchoedResourceInfo } from "./extension-echo-bounds";
-import { withinJsonLimits } from "./json-limits";
+import { EchoedExtensions, EchoedResourceInfo } from "../stream/extension-echo-bounds";
+import { withinJsonLimits } from "../json-limits";
 import { RequestContentType } from "./request-body";
 
 export const PAYMENT_SIGNATURE_HEADER = "PAYMENT-SIGNATURE";

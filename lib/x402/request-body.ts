@@ -20,7 +20,7 @@
  */
 import { z } from "zod";
 import type { BodyType } from "./input-contract";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 import { REQUEST_CONTENT_TYPES, RequestContentType } from "../stream/wire-primitives";
 
 export const BODY_TYPES = ["json", "form-data", "text"] as const satisfies readonly BodyType[];

@@ -21,7 +21,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { streamText } from "ai";
-import { purchaseDependenciesOf } from "../../lib/agent/agent-run";
+import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
 import { createBaseModel, wrapForRequest } from "../../lib/agent/model/create-chat-model";
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
 import { runPurchase } from "../../lib/agent/purchase/run-purchase";

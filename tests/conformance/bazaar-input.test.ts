@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { describeInputContract, exampleCall } from "@/lib/x402/call-usage";
 import { checkCall } from "@/lib/x402/check-call";
-import { readInputContract } from "@/lib/x402/input-contract";
+import { readInputContract } from "@/lib/x402/read-input-contract";
 import * as bazaar from "./fixtures/bazaar";
 
 const v2 = (extension: Record<string, unknown>) => readInputContract({ x402Version: 2, accepts: [{}], extensions: { bazaar: extension } });

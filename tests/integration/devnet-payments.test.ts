@@ -120,7 +120,8 @@ describe("402 answers", () => {
       amount: service.amount,
       asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
     });
-    for (const service of devnet.services.filter((entry) => entry.x402Version === 2 && !entry.offline)) {
+    // The channel services' 402s (batch-settlement) are checked in batch-settlement-local-world.
+    for (const service of devnet.services.filter((entry) => entry.x402Version === 2 && !entry.offline && entry.scheme !== "batch-settlement")) {
       const response = await fetch(serviceUrl(service), exampleInit(service));
       expect(response.status, service.name).toBe(402);
       const required = decodePaymentRequiredHeader(response.headers.get("payment-required") ?? "");
@@ -198,13 +199,19 @@ describe("paying every paid service with the official x402 client", () => {
     expect(await balanceOf(payee)).toBe(payeeBefore + price);
   });
 
-  it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own, the metered ones in upto-local-world)", () => {
+  it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own, the metered ones in upto-local-world, the channel ones in batch-settlement-local-world)", () => {
     const kinds = paid().map((service) => service.group ?? service.name);
     const metered = paid()
       .filter((service) => service.scheme === "upto")
       .map((service) => service.name);
+    const channels = paid()
+      .filter((service) => service.scheme === "batch-settlement")
+      .map((service) => service.name);
     expect(metered.sort()).toEqual(["overcharging-summary", "row-meter", "text-meter"]);
-    expect([...new Set(kinds)].sort()).toEqual([...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered].sort());
+    expect(channels.sort()).toEqual(["deposit-trap", "greedy-ticks", "tick-feed", "word-lookup"]);
+    expect([...new Set(kinds)].sort()).toEqual(
+      [...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered, ...channels].sort(),
+    );
   });
 
   it("cannot pay the service that takes only another network, and nothing moves", async () => {

@@ -18,7 +18,7 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { createWalletClient, erc20Abi, getAddress, http, publicActions } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { purchaseDependenciesOf } from "../../lib/agent/agent-run";
+import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
 import { EXPIRY_MARGIN_SECONDS } from "../../lib/agent/purchase/authorization-window";
 import { paymentIdForNonce } from "../../lib/agent/purchase/purchase-types";
 import { reconcilePendingPayments } from "../../lib/agent/purchase/reconcile-pending";

@@ -17,7 +17,7 @@
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBaseModel } from "../../lib/agent/model/create-chat-model";
-import { purchaseDependenciesOf } from "../../lib/agent/agent-run";
+import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
 import { EXPIRY_MARGIN_SECONDS } from "../../lib/agent/purchase/authorization-window";
 import { paymentIdForNonce } from "../../lib/agent/purchase/purchase-types";
 import { reconcilePendingPayments } from "../../lib/agent/purchase/reconcile-pending";

@@ -20,7 +20,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { createPublicClient, getAddress, http, parseAbiItem, parseUnits, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_TOOL_CALLS_PER_STEP } from "../../lib/agent/agent-run";
+import { MAX_TOOL_CALLS_PER_STEP } from "../../lib/agent/agent-run-types";
 import { stripQuery } from "../../lib/x402/discovery-listing";
 import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
 import { exactUsdcOption, hostileWorldOf, startHostileService, startRecordingServer, usdcUnits, type HostileService } from "../support/hostile-service";

@@ -40,7 +40,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANVIL_MNEMONIC, devAccounts, startDevnet, type Devnet } from "../../devnet";
 import { permit2RuntimeCode } from "../../devnet/chain/install-permit2";
 import { paymentRequiredProblems, paymentResponseProblems } from "../../devnet/conformance/x402-conformance";
-import { loadUptoProxyArtifact } from "../../devnet/contracts/upto-proxy-artifact";
+import { loadContractArtifact } from "../../devnet/contracts/contract-artifacts";
 
 type Service = Devnet["services"][number];
 type Metering = { unit: string; unitsUsed: number; unitPrice: string; maxUnits: number; ceiling: string; charged: string };
@@ -146,7 +146,7 @@ describe("the chain holds what upto needs", () => {
       hashDomain({ domain: { name: "Permit2", chainId: BigInt(devnet.chainId), verifyingContract: PERMIT2_ADDRESS }, types: domainTypes }),
     );
 
-    expect(await chain.getCode({ address: x402UptoPermit2ProxyAddress })).toBe(loadUptoProxyArtifact().runtimeBytecode);
+    expect(await chain.getCode({ address: x402UptoPermit2ProxyAddress })).toBe(loadContractArtifact("uptoProxy").runtimeBytecode);
     expect(await chain.readContract({ address: x402UptoPermit2ProxyAddress, abi: x402UptoPermit2ProxyABI, functionName: "PERMIT2" })).toBe(PERMIT2_ADDRESS);
     expect(devnet).toMatchObject({ permit2: PERMIT2_ADDRESS, uptoProxy: x402UptoPermit2ProxyAddress });
 

@@ -1,6 +1,7 @@
 import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { CATALOGUE, entry, FORECAST, GUIDES, TRANSLATOR } from "../../../tests/support/demo-listings";
+import { readInputContract } from "../../x402/read-input-contract";
 import { decide } from "./demo-model";
 import type { ServiceEntry } from "./listing-inputs";
 
@@ -121,6 +122,52 @@ describe("the offline demo model's turn", () => {
     const steps = [search(text, CATALOGUE)];
     expect(decide(turn(text, steps))).toEqual(decide(turn(text, steps)));
     expect(decide(turn(text, steps))).toMatchObject({ input: { url: "https://api.example.test/guides/rome/museums?days=3" } });
+  });
+
+  describe("an HTTP listing whose bazaar schema declares a field's set (`enum`), and nowhere else", () => {
+    // Read as discovery reads it, then shown as discover_services shows it: the set is in the usage line only.
+    const rowsListing = (dataset: { required: boolean; example?: string }) => {
+      const schema = {
+        properties: { rows: { type: "integer" }, dataset: { type: "string", enum: ["sales", "traffic"], description: "Which dataset to read" } },
+        required: ["rows", ...(dataset.required ? ["dataset"] : [])],
+      };
+      const queryParams = { rows: 12, ...(dataset.example === undefined ? {} : { dataset: dataset.example }) };
+      const contract = readInputContract({
+        x402Version: 2,
+        accepts: [{}],
+        extensions: {
+          bazaar: { info: { input: { type: "http", method: "GET", queryParams } }, schema: { properties: { input: { properties: { queryParams: schema } } } } },
+        },
+      });
+      return entry({
+        name: "Row Source",
+        path: "/data/rows",
+        price: "0.1",
+        description: "Rows of a dataset, billed per row.",
+        tags: ["data", "rows", "dataset"],
+        contract,
+      });
+    };
+    const text = "20 rows of the stations dataset";
+
+    it("asks for a required one the request names nothing of the set for, naming the set: no call, nothing paid", () => {
+      const answer = decide(turn(text, [search(text, [rowsListing({ required: true }), ...CATALOGUE])]));
+      expect(answer.type).toBe("text");
+      expect((answer as { text: string }).text).toContain("- **dataset**: Which dataset to read (one of: sales, traffic)\n");
+      expect((answer as { text: string }).text).toContain("Nothing was paid.");
+      expect(JSON.stringify(answer)).not.toContain("dataset=stations");
+    });
+
+    it("uses the service's example when it is in the set, never the request's word outside it", () => {
+      const answer = decide(turn(text, [search(text, [rowsListing({ required: true, example: "sales" }), ...CATALOGUE])]));
+      expect(answer).toEqual({
+        type: "tool",
+        toolName: "call_paid_service",
+        input: { url: "https://api.example.test/data/rows?rows=20&dataset=sales", method: "GET" },
+      });
+      const named = decide(turn("20 rows of the traffic dataset", [search(text, [rowsListing({ required: true }), ...CATALOGUE])]));
+      expect(named).toMatchObject({ input: { url: "https://api.example.test/data/rows?rows=20&dataset=traffic" } });
+    });
   });
 
   it("asks which value, naming the set, for a required input the request names none of: no call, nothing paid", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EQUITIES, FORECAST, FORTUNE, KEYWORDS, TRANSLATOR } from "../../../tests/support/demo-listings";
+import { entry, EQUITIES, FORECAST, FORTUNE, KEYWORDS, TRANSLATOR } from "../../../tests/support/demo-listings";
+import type { InputContract } from "../../x402/input-contract";
 import { entriesOf, inputsOf } from "./listing-inputs";
 
 describe("inputsOf reads back what discover_services says of a listing", () => {
@@ -34,6 +35,26 @@ describe("inputsOf reads back what discover_services says of a listing", () => {
     expect(inputsOf(TRANSLATOR).fields).toEqual([
       { name: "text", in: "body", required: true, type: "string", description: "Text to translate" },
       { name: "to", in: "body", required: true, type: "string", description: "Target language code" },
+    ]);
+  });
+
+  it("a declared set of values (`enum`) from the usage line, strings and numbers, in the query and in a body", () => {
+    const contract: InputContract = {
+      method: "POST",
+      query: [{ name: "dataset", required: true, choices: ["sales", "traffic"], description: "Which dataset" }],
+      path: [],
+      body: {
+        type: "json",
+        fields: [
+          { name: "level", required: false, choices: [1, 2, "3"] },
+          { name: "note", type: "string", required: false },
+        ],
+      },
+    };
+    expect(inputsOf(entry({ name: "Sets", path: "/sets", price: "0.01", description: "Sets.", contract })).fields).toEqual([
+      { name: "dataset", in: "query", required: true, description: "Which dataset", choices: ["sales", "traffic"] },
+      { name: "level", in: "body", required: false, choices: [1, 2, "3"] },
+      { name: "note", in: "body", required: false, type: "string" },
     ]);
   });
 

@@ -6,9 +6,9 @@
  * format this module reads back; everything is the service's own text, read leniently.
  */
 import { z } from "zod";
+import { readChoicesText } from "../../x402/choice-text";
 import { CALL_METHODS, type CallMethod } from "../../x402/input-contract";
 import { ServiceEvidence } from "../../stream/service-evidence";
-import type { McpTarget } from "./mcp-entries";
 
 const text = (max: number) => z.string().max(max).optional().catch(undefined);
 
@@ -44,7 +44,7 @@ export type InputField = {
   description?: string;
   /** The service's example value, as it declared it (a number stays a number in a JSON body). */
   example?: unknown;
-  /** The only values it takes, where the listing says (an MCP tool's schema `enum`). */
+  /** The only values it takes, where the listing declares them (an MCP tool's or an HTTP listing's schema `enum`). */
   choices?: readonly unknown[];
 };
 
@@ -55,6 +55,9 @@ export type ListingInputs = {
   fields: InputField[];
   bodyType?: "json" | "form-data" | "text";
 };
+
+/** What a demo call to an MCP tool needs besides its arguments (mcp-entries.ts reads it). */
+export type McpTarget = { endpoint: string; tool: string; inputs: ListingInputs };
 
 /** The entries of a `discover_services` result; anything unreadable is left out. */
 export function entriesOf(value: unknown): ServiceEntry[] {
@@ -87,7 +90,8 @@ export function inputsOf(entry: ServiceEntry): ListingInputs {
   for (const [name, value] of Object.entries(example?.body ?? {})) add({ name, in: "body", required: false, example: value });
 
   // The usage line: `name=<type, required, e.g. X: description>` for path and query parameters,
-  // `"name": type, required, e.g. X: description` inside `… body {…}`.
+  // `"name": type, required, e.g. X: description` inside `… body {…}`; a declared set stands in
+  // place of the type (`one of: sales, traffic`).
   const bodyMatch = /\b(JSON|json|form-data|text) body \{(.*?)\}(?: example body |$)/s.exec(usage);
   const beforeBody = bodyMatch ? usage.slice(0, bodyMatch.index) : usage;
   for (const match of beforeBody.matchAll(new RegExp(`(?:^|[\\s,?&])(${NAME})=<([^<>]*)>`, "g"))) {
@@ -109,11 +113,13 @@ export function inputsOf(entry: ServiceEntry): ListingInputs {
   return { method, template, fields: [...fields.values()], ...(bodyType ? { bodyType } : {}) };
 }
 
-/** `type[, required][, e.g. EXAMPLE][: description]`, the example known or read up to the description. */
+/** `type | one of: A, B[, required][, e.g. EXAMPLE][: description]`, the example known or read up to the description. */
 function readDetail(detail: string, knownExample: unknown): Omit<InputField, "name" | "in"> {
   let rest = detail.trim();
-  const type = /^([a-z]{1,16})\b/.exec(rest)?.[1];
-  if (type) rest = rest.slice(type.length);
+  const set = readChoicesText(rest);
+  const type = set ? undefined : /^([a-z]{1,16})\b/.exec(rest)?.[1];
+  if (set) rest = set.rest;
+  else if (type) rest = rest.slice(type.length);
   const required = /^,\s*required\b/.test(rest);
   if (required) rest = rest.replace(/^,\s*required/, "");
   let example: unknown = knownExample;
@@ -125,7 +131,13 @@ function readDetail(detail: string, knownExample: unknown): Omit<InputField, "na
     rest = rest.slice(read?.[0].length ?? 0);
   }
   const description = /^:\s*(.+)$/s.exec(rest)?.[1]?.trim();
-  return { required, ...(type && type !== "value" ? { type } : {}), ...(description ? { description } : {}), ...withExample(example) };
+  return {
+    required,
+    ...(type && type !== "value" ? { type } : {}),
+    ...(description ? { description } : {}),
+    ...withExample(example),
+    ...(set?.choices ? { choices: set.choices } : {}),
+  };
 }
 
 function withExample(value: unknown): { example?: unknown } {

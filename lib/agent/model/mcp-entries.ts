@@ -7,7 +7,7 @@
  * is left out: there is nothing to fill its arguments from. Everything is the listing's own text.
  */
 import { z } from "zod";
-import type { InputField, ListingInputs, ServiceEntry } from "./listing-inputs";
+import type { InputField, ListingInputs, McpTarget, ServiceEntry } from "./listing-inputs";
 
 const text = (max: number) => z.string().max(max).optional().catch(undefined);
 
@@ -33,9 +33,6 @@ const McpToolEntry = z.looseObject({
   }),
   exampleArguments: z.record(z.string(), z.unknown()).optional().catch(undefined),
 });
-
-/** What a demo call to an MCP tool needs besides its arguments. */
-export type McpTarget = { endpoint: string; tool: string; inputs: ListingInputs };
 
 /** The MCP tools of a `discover_services` result, as entries; anything unreadable is left out. */
 export function mcpEntriesOf(value: unknown): ServiceEntry[] {

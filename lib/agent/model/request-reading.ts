@@ -5,26 +5,9 @@
  * knows any service: the call planner (call-plan.ts) matches these values to a listing's
  * declared inputs, and the ranking (listing-relevance.ts) weighs the remaining words.
  */
+import { findNumbers, type NumberMention } from "./number-mentions";
 import { contentStems, isStopWord, stem, wordsOf } from "./words";
-import {
-  COIN_SYMBOLS,
-  COUNTABLE_AFTER_ARTICLE,
-  CURRENCY_CODES,
-  CURRENCY_NAMES,
-  FUNCTION_WORDS,
-  LANGUAGES,
-  NOT_CODES,
-  NOT_PLACES,
-  NUMBER_WORDS,
-  PLACE_ENDS,
-  PLACE_PREPOSITIONS,
-} from "./request-vocabulary";
-
-export type NumberMention = {
-  value: number;
-  /** The stem of the word that follows (or precedes, as in "top 3"): "day" in "2 days". */
-  unit?: string;
-};
+import { COIN_SYMBOLS, CURRENCY_CODES, CURRENCY_NAMES, LANGUAGES, NOT_CODES, NOT_PLACES, PLACE_ENDS, PLACE_PREPOSITIONS } from "./request-vocabulary";
 
 export type RequestReading = {
   /** The whole message, trimmed. */
@@ -210,26 +193,6 @@ function findCodes(request: string): string[] {
     if (symbol) codes.push(symbol);
   }
   return [...new Set(codes)];
-}
-
-function findNumbers(request: string): NumberMention[] {
-  const mentions: NumberMention[] = [];
-  const words = Object.keys(NUMBER_WORDS).join("|");
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}.-])(?:(\\d{1,9}(?:\\.\\d+)?)|(${words})(?![\\p{L}\\p{N}]))(?:\\s*-\\s*|\\s+)?(\\p{L}+)?`, "giu");
-  for (const match of request.matchAll(pattern)) {
-    const raw = (match[1] ?? match[2]!).toLowerCase();
-    const unitWord = match[3]?.toLowerCase();
-    const unit = unitWord && !FUNCTION_WORDS.has(unitWord) ? stem(unitWord) : undefined;
-    const isDigits = /^\d/.test(raw);
-    // "a"/"an"/"one" count only before a unit of time ("a week"), not as articles.
-    if (!isDigits && (!unit || (NUMBER_WORDS[raw] === 1 && !COUNTABLE_AFTER_ARTICLE.has(unit)))) continue;
-    mentions.push({ value: isDigits ? Number(raw) : NUMBER_WORDS[raw]!, ...(unit ? { unit } : {}) });
-  }
-  // "top 3", "limit 5": the unit comes first.
-  for (const match of request.matchAll(/\b(top|limit|first|max|maximum|at most|up to)\s+(\d{1,9})\b/gi)) {
-    mentions.push({ value: Number(match[2]), unit: stem(match[1]!.toLowerCase()) });
-  }
-  return mentions;
 }
 
 /** The subject after "about", "on", "regarding", "of" or "for", cut before time words and filler. */

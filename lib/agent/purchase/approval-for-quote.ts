@@ -1,9 +1,9 @@
 import { formatUsdc } from "../../money";
 import type { ApprovalRequest } from "../../stream";
-import { resourceInfoOf } from "../../x402/extension-echo-bounds";
+import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import { PERMIT2 } from "../../x402/upto-permit2";
 import type { Quote } from "./purchase-types";
-import type { QuoteTypedData } from "./upto-terms";
+import type { QuoteTypedData } from "./schemes/payment-scheme";
 
 /** What the user's wallet is asked to sign: the frozen quote, as the browser shows it and sends it back. */
 export function approvalRequest(quote: Quote, typedData: QuoteTypedData, permit2Missing = false): ApprovalRequest {

@@ -22,12 +22,15 @@ import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { describeServiceText } from "../../x402/service-text";
 import { MCP_PAYMENT_META_KEY, readToolPaymentRequest, readToolSettlement, ToolResult } from "../../x402/mcp-payment-request";
 import type { McpConnection } from "./mcp-connection";
-import type { OutboundFetch } from "./purchase-types";
+import type { AskWithoutPaying, OutboundFetch } from "./purchase-types";
+import { parsePaymentRequired } from "../../x402/payment-requirements";
 
 /** MCP defines no sign-in binding: a payment request's sign-in-with-x offer is not taken up over MCP. */
 const NOT_OVER_MCP = ["sign-in-with-x"];
 
 export type McpExchange = {
+  /** Stage 1 over MCP: the tool was asked already, its payment request is handed over as it is. */
+  ask: AskWithoutPaying;
   fetch: OutboundFetch;
   /** The sentence that says what an answer of this exchange was, for a paid call that delivered nothing. */
   describeAnswer(response: Response): string | undefined;
@@ -43,6 +46,15 @@ export function createMcpExchange(
     return response;
   };
   return {
+    ask(request) {
+      const paymentRequired = parsePaymentRequired(withoutHttpOnlyOffers(call.paymentRequired));
+      if (paymentRequired) return Promise.resolve({ status: "payment-required", paymentRequired });
+      return Promise.resolve({
+        status: "failed",
+        reason: "payment-failed",
+        message: `${request.service} sent a 402 without readable x402 payment requirements.`,
+      });
+    },
     async fetch(_url, init) {
       const headers = new Headers(init?.headers);
       const proof = headers.get("PAYMENT-SIGNATURE") ?? headers.get("X-PAYMENT");
@@ -79,15 +91,19 @@ function asTransportFailure(error: unknown): unknown {
 
 /** A payment request as the purchase reads one: a 402 with the v2 header (or a v1 JSON body). */
 export function paymentRequiredAnswer(paymentRequired: Record<string, unknown>): Response {
-  const extensions = paymentRequired.extensions;
-  const kept =
-    extensions !== null && typeof extensions === "object" && !Array.isArray(extensions)
-      ? { ...paymentRequired, extensions: Object.fromEntries(Object.entries(extensions).filter(([key]) => !NOT_OVER_MCP.includes(key))) }
-      : paymentRequired;
+  const kept = withoutHttpOnlyOffers(paymentRequired);
   const headers = new Headers({ "content-type": "application/json" });
   if (kept.x402Version === 2)
     headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(kept as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
   return new Response(JSON.stringify(kept), { status: 402, headers });
+}
+
+/** The payment request without the offers MCP has no binding for. */
+function withoutHttpOnlyOffers(paymentRequired: Record<string, unknown>): Record<string, unknown> {
+  const extensions = paymentRequired.extensions;
+  return extensions !== null && typeof extensions === "object" && !Array.isArray(extensions)
+    ? { ...paymentRequired, extensions: Object.fromEntries(Object.entries(extensions).filter(([key]) => !NOT_OVER_MCP.includes(key))) }
+    : paymentRequired;
 }
 
 /** The paid call's result as an answer to the payment. */

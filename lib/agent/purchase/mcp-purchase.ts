@@ -164,6 +164,7 @@ export async function runMcpPurchase(deps: PurchaseDependencies, request: McpPur
         body: mcpCallBody(request.toolName, request.arguments),
         contentType: "application/json",
         describeAnswer: exchange.describeAnswer,
+        ask: exchange.ask,
       },
     );
   } finally {

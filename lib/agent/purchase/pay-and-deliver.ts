@@ -11,11 +11,11 @@ import { timeoutSignal } from "../../timeout";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { readSettlement } from "../../x402/read-settlement";
 import { DEFAULT_CONTENT_TYPE, type RequestContentType } from "../../x402/request-body";
-import type { PaymentTracker } from "./payment-tracker";
 import { provePayment } from "./prove-payment";
-import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
-import { paymentPayloadFor, type QuoteTypedData } from "./upto-terms";
-import { meteredOutcome, proveClaimedSettlement, readMetering, settledFields, settledPayment } from "./upto-settlement";
+import type { PaidRequest, PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import type { QuoteTypedData } from "./schemes/payment-scheme";
+import { schemeOf } from "./schemes/payment-schemes";
+import { meteredOutcome, settledFields } from "./upto-settlement";
 import { deliverUncharged } from "./upto-uncharged";
 import { reportConfirmed, reportFailure, subjectOf } from "./report-payment";
 import { readServiceData, type ServiceData } from "./service-data";
@@ -23,8 +23,6 @@ import { deliveredReceipt } from "./delivered-receipt";
 import { readResponseRefusal } from "../../x402/payment-refusal";
 import { describePaymentRefusal } from "../../x402/refusal-words";
 import { deliveredResultOf } from "../../stream/delivered-result";
-
-export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; describeAnswer?: (response: Response) => string | undefined };
 
 export async function payAndDeliver(
   deps: PurchaseDependencies,
@@ -36,7 +34,8 @@ export async function payAndDeliver(
   const { tracker } = request;
   const now = deps.now ?? Date.now;
   const amount = formatUsdc(quote.option.amount);
-  const payload = paymentPayloadFor(quote, typedData, signature);
+  const scheme = schemeOf(quote.option);
+  const payload = scheme.payload(quote, typedData, signature);
   const headerName = quote.option.x402Version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE";
   const header = encodePaymentSignatureHeader(payload as unknown as Parameters<typeof encodePaymentSignatureHeader>[0]);
   const giveBack = async () => {
@@ -44,13 +43,7 @@ export async function payAndDeliver(
     tracker.releaseRequestBudget(quote.option.amount);
   };
 
-  tracker.update({
-    id: quote.id,
-    status: "verifying",
-    service: quote.service,
-    resource: quote.url,
-    message: `Paying ${quote.option.upto ? "at most " : ""}${amount} USDC; the service verifies and settles it.`,
-  });
+  tracker.update({ id: quote.id, status: "verifying", service: quote.service, resource: quote.url, message: scheme.words.paying(amount) });
   // Nothing leaves before the journal says it is about to.
   if (!(await tracker.recorded())) {
     await giveBack();
@@ -80,6 +73,7 @@ async function sendAndDeliver(
 ): Promise<PurchaseOutcome> {
   const { tracker } = request;
   const amount = formatUsdc(quote.option.amount);
+  const scheme = schemeOf(quote.option);
   let response: Response;
   try {
     response = await sendWithProof(deps.fetch, quote, paymentHeader, signal);
@@ -102,9 +96,9 @@ async function sendAndDeliver(
   // A service's claim of settlement counts only once the chain shows that transaction using
   // this very authorization; otherwise the chain decides.
   const claimed = response.ok && settlement?.success ? settlement.transaction : undefined;
-  const proof = claimed ? proveClaimedSettlement(deps.chain, quote, claimed).catch(() => undefined) : undefined;
+  const proof = claimed ? scheme.proveSettlement(deps.chain, quote, claimed).catch(() => undefined) : undefined;
   // What a metered service says it used, from a copy of its answer (the answer goes to the model).
-  const metering = claimed && quote.option.upto ? readMetering(response.clone()) : undefined;
+  const metering = claimed ? scheme.readUsage(() => response.clone()) : undefined;
   // The receipt's signature is recovered (about 2-3 ms of CPU) while the chain is asked (I/O):
   // started a turn of the event loop later, once the chain request has gone out, and used only
   // once the proof holds.
@@ -114,7 +108,7 @@ async function sendAndDeliver(
   const proven = await proof;
   if (claimed && proven) {
     // A metered payment counts what the chain shows it moved, held against the service's word.
-    const settled = settledPayment(quote, proven.amount, { metering: await metering, reported: settlement?.amount });
+    const settled = scheme.settled(quote, proven.amount, { metering: await metering, reported: settlement?.amount });
     await reportConfirmed(deps, tracker, quote, claimed, settled);
     const paid = settled?.review.amount ?? amount;
     let data: ServiceData;
@@ -152,7 +146,7 @@ async function sendAndDeliver(
   }
   // A metered service that used nothing settles nothing (no transaction); its permit stays
   // usable until its deadline, so the answer is delivered once the chain shows it unused.
-  if (quote.option.upto && response.ok && settlement?.success && settlement.amount === 0n && !settlement.transaction) {
+  if (scheme.settlesNothingWhenUnused && response.ok && settlement?.success && settlement.amount === 0n && !settlement.transaction) {
     return deliverUncharged(deps, request, quote, response, giveBack);
   }
   // Any other answer (402 included) comes after the service held the signature: it may still

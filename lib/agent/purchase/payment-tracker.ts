@@ -2,9 +2,10 @@
  * The payments of one chat request: sends their progress as `p:` events, remembers each
  * one's latest state for the `d:` summary, and derives the request's finish reason.
  */
+import type { PaymentListener } from "./payment-listener";
 import type { PaymentJournal } from "../../journal/payment-journal";
 import type { SignedReceipt } from "../../x402/signed-receipt";
-import type { FinishReason, PaymentEvent, PaymentFailureReason, PaymentSummary, StreamWriter } from "../../stream";
+import type { FinishReason, PaymentEvent, PaymentFailureReason, PaymentSummary } from "../../stream";
 
 export type PaymentUpdate = Omit<PaymentEvent, "at"> & {
   /** The service's signed receipt itself: evidence for the journal, never sent in the stream. */
@@ -48,7 +49,7 @@ export class PaymentTracker {
   private journalFailed = false;
 
   constructor(
-    private readonly writer: Pick<StreamWriter, "payment" | "statusOf">,
+    private readonly writer: PaymentListener,
     private readonly journaling?: JournalContext,
   ) {}
 

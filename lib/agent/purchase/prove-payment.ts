@@ -11,8 +11,7 @@ import { describeExpiry, USER_SETTLEMENT_WATCH_MS } from "./authorization-window
 import type { PaymentTracker } from "./payment-tracker";
 import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
 import { reportConfirmed, reportFailure, stillUsable, subjectOf } from "./report-payment";
-import { authorizationRefOf } from "./upto-terms";
-import { settledPayment } from "./upto-settlement";
+import { authorizationRefOf, settledPayment } from "./schemes/payment-schemes";
 
 export type Unproven = {
   /** What went wrong, for people; service words in it are already wrapped. */

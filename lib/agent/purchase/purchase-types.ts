@@ -10,7 +10,7 @@ import type { NetworkConfig } from "../../network/network-config";
 import type { SpendingLedger } from "../../store/store-types";
 import type { AgentConfirmation, ApprovalRequest, PaymentFailureReason, SettlementFlag } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
-import type { PayableRequirement } from "../../x402/payment-requirements";
+import type { PayableRequirement, PaymentRequired } from "../../x402/payment-requirements";
 import type { RequestContentType } from "../../x402/request-body";
 import type { buildTransferTypedData } from "../../x402/transfer-authorization";
 import type { UptoPermitTypedData } from "../../x402/upto-permit2";
@@ -18,6 +18,28 @@ import type { PaymentTracker } from "./payment-tracker";
 import type { ServiceData } from "./service-data";
 
 export type OutboundFetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** A call asked of a service without payment (stage 1). */
+export type UnpaidRequest = {
+  service: string;
+  url: string;
+  method: string;
+  body?: string;
+  contentType?: RequestContentType;
+  signal?: AbortSignal;
+};
+
+export type UnpaidAnswer =
+  /** Served without payment: the answer, its body unread. */
+  | { status: "free"; response: Response }
+  | { status: "payment-required"; paymentRequired: PaymentRequired }
+  | { status: "failed"; reason: PaymentFailureReason; message: string };
+
+/**
+ * A transport's "ask without paying": over HTTP the unpaid request and its 402
+ * (ask-without-paying.ts); over MCP the tool's payment request, handed over as it is.
+ */
+export type AskWithoutPaying = (request: UnpaidRequest) => Promise<UnpaidAnswer>;
 
 export type PurchaseDependencies = {
   network: NetworkConfig;
@@ -73,6 +95,8 @@ export type PurchaseRequest = {
    * not (an MCP tool's error result, mcp-exchange.ts); undefined keeps the HTTP wording.
    */
   describeAnswer?: (response: Response) => string | undefined;
+  /** How stage 1 asks: over HTTP when absent (the MCP transport hands over its tool's payment request). */
+  ask?: AskWithoutPaying;
   payer: Payer;
   limits: EffectiveLimits;
   maxPayments: number;
@@ -157,19 +181,8 @@ export type ApprovedPayment = {
   validBefore: bigint;
 };
 
-/** The quote's terms as the journal keeps them; a metered (`upto`) quote's amount is its ceiling. */
-export function journalTerms(quote: Quote) {
-  const upto = quote.option.upto ? { scheme: "upto" as const, ceiling: quote.option.amount } : {};
-  return {
-    payerKind: quote.payerKind,
-    amount: quote.option.amount,
-    nonce: quote.nonce,
-    validAfter: quote.validAfter,
-    validBefore: quote.validBefore,
-    method: quote.method,
-    ...upto,
-  };
-}
+/** A paid request on its way to the service: its tracker, deadline and how to describe the answer. */
+export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; describeAnswer?: (response: Response) => string | undefined };
 
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */
 export function paymentIdForNonce(nonce: string): string {

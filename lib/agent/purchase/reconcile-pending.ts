@@ -13,6 +13,7 @@ import type { PaymentJournal, PaymentRecord } from "../../journal/payment-journa
 import type { SpendingLedger } from "../../store/store-types";
 import type { ChainReader } from "../../x402/chain-reader";
 import { readAuthorizationOutcome } from "./authorization-outcome";
+import { schemeNamed } from "./schemes/payment-schemes";
 import { EXPIRY_MARGIN_SECONDS } from "./authorization-window";
 
 export type ReconcileDependencies = {
@@ -66,8 +67,14 @@ async function reconcileOne(
   const validBefore = payment.validBefore as bigint;
   // Payments other instances signed, on clocks of their own: the chain's clock judges expiry.
   // A metered payment's permit is asked of Permit2 (its nonce bitmap), an exact one of the token.
-  const upto = payment.scheme === "upto" && payment.payTo ? { upto: { payTo: payment.payTo as `0x${string}` } } : {};
-  const outcome = await readAuthorizationOutcome(deps.chain, { payer: payment.payer as `0x${string}`, nonce, validBefore, ...upto }, now, "chain");
+  const payTo = payment.payTo as `0x${string}` | undefined;
+  const authorization = schemeNamed(payTo ? payment.scheme : undefined).authorizationRef({
+    payer: payment.payer as `0x${string}`,
+    nonce,
+    validBefore,
+    payTo: payTo ?? NO_PAYEE,
+  });
+  const outcome = await readAuthorizationOutcome(deps.chain, authorization, now, "chain");
   if (outcome.state === "used" && (outcome.txHash || nowSeconds > validBefore)) {
     // Money moved: count it against the budget even if its transaction is out of reach (a
     // metered one at its whole ceiling then, the most it can have moved).
@@ -95,3 +102,6 @@ async function reconcileOne(
     report.stillPending += 1;
   }
 }
+
+/** A row journaled without its payee is read as the journal's default scheme, which names none. */
+const NO_PAYEE = `0x${"0".repeat(40)}` as const;

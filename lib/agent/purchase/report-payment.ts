@@ -3,7 +3,7 @@
  * reconciler: the tracker (and so the stream) and the returned outcome always agree.
  */
 import { formatUsdc } from "../../money";
-import { explorerTransactionUrl } from "../../network/network-presets";
+import { explorerTransactionUrl } from "../../network-presets";
 import type { PaymentFailureReason } from "../../stream";
 import { describeExpiry } from "./authorization-window";
 import type { PaymentTracker } from "./payment-tracker";

@@ -8,18 +8,10 @@ import "server-only";
 import { checkPayment } from "../../limits/check-payment";
 import { formatUsdc } from "../../money";
 import { payAndDeliver } from "./pay-and-deliver";
-import {
-  journalTerms,
-  paymentIdForNonce,
-  type ApprovedPayment,
-  type PurchaseDependencies,
-  type PurchaseOutcome,
-  type PurchaseRequest,
-  type Quote,
-} from "./purchase-types";
+import { paymentIdForNonce, type ApprovedPayment, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
-import { permit2NotReady } from "./upto-terms";
+import { journalTerms, schemeOf } from "./schemes/payment-schemes";
 
 export async function runApprovedPurchase(
   deps: PurchaseDependencies,
@@ -46,6 +38,7 @@ export async function runApprovedPurchase(
     ...(approved.extensions === undefined ? {} : { extensions: approved.extensions }),
   };
   const amount = formatUsdc(approved.option.amount);
+  const scheme = schemeOf(approved.option);
   request.tracker.update(
     {
       id: quote.id,
@@ -53,7 +46,7 @@ export async function runApprovedPurchase(
       service: quote.service,
       resource: quote.url,
       amount,
-      ...(approved.option.upto ? { ceiling: amount } : {}),
+      ...scheme.words.quoteFields(amount),
       asset: approved.option.asset,
       network: approved.option.network,
       payTo: approved.option.payTo,
@@ -68,10 +61,9 @@ export async function runApprovedPurchase(
     return reportFailure(request.tracker, subjectOf(quote), "limit-exceeded", `${amount} USDC is over your spending limits; it was not sent to the service.`);
   // A permit can settle only what the wallet lets Permit2 move: asked again now (the wallet's
   // one-time approve may have come since the quote, or been revoked), before anything is held.
-  if (approved.option.upto) {
-    const notReady = await permit2NotReady(deps.chain, request.payer, approved.option.amount, "your signature was not sent to the service");
-    if (notReady) return reportFailure(request.tracker, subjectOf(quote), "payment-failed", notReady);
-  }
+  const readiness = await scheme.readiness(deps.chain, request.payer, approved.option.amount);
+  const notReady = readiness === undefined ? undefined : scheme.readinessProblem(readiness);
+  if (notReady) return reportFailure(request.tracker, subjectOf(quote), "payment-failed", `${notReady}; your signature was not sent to the service.`);
   const reserved = await reserveBudget(deps, request, quote, "it was not sent to the service");
   if (reserved !== "ok") return reportFailure(request.tracker, subjectOf(quote), reserved.reason, reserved.message);
   return payAndDeliver(deps, request, quote, approved.typedData, approved.signature);

@@ -7,26 +7,23 @@ import "server-only";
  * signature exists.
  */
 import { createHash } from "node:crypto";
-import { checkPayment } from "../../limits/check-payment";
-import { checkPayeePolicy } from "../../limits/payee-policy";
 import { formatUsdc } from "../../money";
-import { GuardedFetchError } from "../../net/guarded-fetch-error";
-import { readOptionalJson } from "../../net/read-optional-json";
 import { MAX_APPROVAL_BODY_CHARS } from "../../stream";
 import { quoteNonce } from "../../x402/authorization-nonce";
-import { readPaymentRequired, selectPayableRequirement } from "../../x402/payment-requirements";
 import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
-import { PAYABLE_SCHEMES, permit2Readiness, permit2Refusal, signTypedQuote, typedDataFor } from "./upto-terms";
+import { askWithoutPaying } from "./ask-without-paying";
+import { chooseOption, optionProblems, paymentProblems, readinessOf } from "./quote-stage";
+import { journalTerms, schemeOf } from "./schemes/payment-schemes";
 import { agentAuthorizationSeconds, CLOCK_SKEW_SECONDS, DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS } from "./authorization-window";
-import { describeFetchFailure, payAndDeliver, requestHeaders } from "./pay-and-deliver";
-import { journalTerms, paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
+import { payAndDeliver } from "./pay-and-deliver";
+import { paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
 import { offerSignIn, signInInstead } from "./sign-in-instead";
 import { readServiceData } from "./service-data";
 import { echoedExtensions } from "../../x402/echo-extensions";
 import { extensionsThatFit } from "../../x402/payment-signature-header";
-import { resourceInfoOf } from "../../x402/extension-echo-bounds";
+import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import { identifiedOutcome } from "./retry-safety";
 import { approvalRequest } from "./approval-for-quote";
 
@@ -50,61 +47,28 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   balanceRead.catch(() => undefined);
 
   // 1. Ask the service, without paying.
-  let first: Response;
-  try {
-    first = await deps.fetch(request.url, {
-      method: request.method,
-      body: request.body,
-      headers: requestHeaders(request.body, request.contentType),
-      signal: request.signal,
-    });
-  } catch (error) {
-    const refused = GuardedFetchError.find(error);
-    if (refused?.code === "infrastructure" && !refused.requestMayHaveArrived) {
-      // Named as what it is, so that neither the model nor the person takes it for a service that is down.
-      return fail(
-        "service-unavailable",
-        `Not called: ${new URL(request.url).host} is the payment network's own server (its chain RPC or facilitator), not a service. Nothing was sent, signed or paid.`,
-      );
-    }
-    return fail("service-unavailable", `${request.service} could not be reached (${describeFetchFailure(error)}); nothing was signed.`);
-  }
-  if (first.ok) return { status: "free", service: request.service, resource: request.url, data: await readServiceData(first) };
-  if (first.status !== 402) {
-    await first.body?.cancel();
-    return fail("service-unavailable", `${request.service} answered HTTP ${first.status} before any payment.`);
-  }
+  const answer = await (request.ask ?? ((unpaid) => askWithoutPaying(deps.fetch, unpaid)))(request);
+  if (answer.status === "failed") return fail(answer.reason, answer.message);
+  if (answer.status === "free") return { status: "free", service: request.service, resource: request.url, data: await readServiceData(answer.response) };
 
-  // 2. Read what it asks for and pick an option we can pay.
-  const paymentRequired = readPaymentRequired(first.headers, await readOptionalJson(first));
-  if (!paymentRequired) return fail("payment-failed", `${request.service} sent a 402 without readable x402 payment requirements.`);
+  // 2. Read what it asks for and pick an option we can pay (quote-stage.ts, shared with the MCP quote).
+  const { paymentRequired } = answer;
   // Pay once, use again: where the 402 offers sign-in-with-x, the agent signs in first; a
   // service that knows this wallet paid serves it with no payment (sign-in-instead.ts).
   const signedIn = await signInInstead(deps, request, paymentRequired);
   if (signedIn) return signedIn;
-  // Exact when its price fits the limits, else a metered (upto) ceiling that fits; either
-  // wallet signs upto permits (upto-terms.ts).
-  const fits = (amount: bigint) => checkPayment({ amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount }).ok;
-  const selection = selectPayableRequirement(paymentRequired, deps.network, { schemes: PAYABLE_SCHEMES, fits });
+  const selection = chooseOption(deps.network, paymentRequired, request.limits, request.tracker.committedAmount);
   if (!selection.ok) return fail("payment-failed", `${request.service}: ${selection.reason}.`);
   const option = selection.option;
-  // A metered option is settled through Permit2: whether this wallet approved it is read now,
-  // beside the rest, and decided with the balance. The agent wallet is refused without it; a
-  // person's wallet is asked for the one-time approve with the approval (never sent for them).
-  const permit2 = option.upto ? permit2Readiness(deps.chain, payerAddress, option.amount) : undefined;
-  // A price that differs from the listing is never taken silently: the agent does not pay more
-  // than it was shown (a listing is how it chose); a user sees both prices and decides.
+  const scheme = schemeOf(option);
+  // Whether the chain allows the option (a metered one: this wallet's Permit2 approval), read
+  // now beside the rest and decided with the balance.
+  const readiness = readinessOf(deps.chain, payerAddress, option);
   const listed = request.listedAmount;
-  if (listed !== undefined && option.amount > listed && request.payer.kind === "agent") {
-    return fail(
-      "payment-failed",
-      `${request.service} asks ${formatUsdc(option.amount)} USDC, more than the ${formatUsdc(listed)} USDC its listing advertised; nothing was signed.`,
-    );
-  }
   const listingNote = listed !== undefined && option.amount !== listed ? ` (its listing said ${formatUsdc(listed)} USDC)` : "";
-  // The operator's payee policy, in code, before anything is quoted or signed.
-  const policy = deps.payeePolicy ? checkPayeePolicy(deps.payeePolicy, option) : undefined;
-  if (policy && !policy.ok) return fail("payment-failed", `${request.service}: ${policy.message}; nothing was signed.`);
+  // The listing's price and the operator's payee policy, in code, before anything is quoted or signed.
+  const [refused] = optionProblems({ service: request.service, option, listedAmount: listed, payerKind: request.payer.kind, payeePolicy: deps.payeePolicy });
+  if (refused) return fail(refused.reason, `${refused.text}; nothing was signed.`);
   // A payee this payer never paid is worth a second look: flagged, not refused. Asked while
   // the quote is frozen; a journal that cannot answer flags nothing rather than fail the payment.
   const paidBefore = deps.hasPaid ? deps.hasPaid(payerAddress, option.payTo).catch(() => undefined) : Promise.resolve(undefined);
@@ -151,7 +115,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const extensions =
     request.payer.kind === "user"
       ? extensionsThatFit(
-          approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, typedDataFor({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)),
+          approvalRequest({ ...unsealed, nonce: LONGEST_NONCE }, scheme.typedData({ ...unsealed, nonce: LONGEST_NONCE }, deps.network.chainId)),
           unsealed.extensions,
         )
       : unsealed.extensions;
@@ -176,7 +140,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     service: request.service,
     resource: request.url,
     amount,
-    ...(option.upto ? { ceiling: amount } : {}),
+    ...scheme.words.quoteFields(amount),
     asset: option.asset,
     network: option.network,
     payTo: option.payTo,
@@ -185,43 +149,27 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   };
   const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
   request.tracker.update(
-    {
-      id: quote.id,
-      status: "quoted",
-      ...quoted,
-      message: `${request.service} asks ${option.upto ? `up to ${amount} USDC, metered: it settles what it uses` : `${amount} USDC`}${listingNote}${firstNote}.`,
-    },
+    { id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}.` },
     journalTerms(quote),
   );
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
-  // 4. Limits, in code, before anything is signed.
-  const check = checkPayment({ amount: option.amount, limits: request.limits, spentThisRequest: request.tracker.committedAmount });
-  if (!check.ok) {
-    const name = check.limit === "perPayment" ? "per-payment" : "per-request";
-    return failQuote(
-      "limit-exceeded",
-      `${option.upto ? "A ceiling of " : ""}${amount} USDC is over your ${name} limit of ${formatUsdc(check.limitAmount)} USDC; nothing was signed.`,
-    );
-  }
-
-  // 5. The payer must hold the amount.
-  let balance: bigint;
-  try {
-    balance = await balanceRead;
-  } catch {
-    return failQuote("payment-failed", "The wallet's balance could not be read from the chain; nothing was signed.");
-  }
-  if (balance < option.amount) {
-    return failQuote("insufficient-balance", `The paying wallet holds ${formatUsdc(balance)} USDC, less than the ${amount} USDC asked; nothing was signed.`);
-  }
-  const readiness = await permit2;
-  const permit2Missing = readiness === "not-approved" && request.payer.kind === "user";
-  const permit2Refused = readiness === undefined || permit2Missing ? undefined : permit2Refusal(readiness);
-  if (permit2Refused) return failQuote("payment-failed", permit2Refused);
+  // 4-5. Limits, in code, then the payer's balance and the scheme's readiness, before anything is signed.
+  const checked = await paymentProblems({
+    option,
+    limits: request.limits,
+    spentThisRequest: request.tracker.committedAmount,
+    balance: balanceRead,
+    readiness,
+    payerKind: request.payer.kind,
+    all: false,
+  });
+  const [problem] = checked.problems;
+  if (problem) return failQuote(problem.reason, `${problem.text}; nothing was signed.`);
+  const { permit2Missing } = checked;
 
   // A metered quote is signed as a Permit2 permit for its ceiling, an exact one as EIP-3009.
-  const typedData = typedDataFor(quote, deps.network.chainId);
+  const typedData = scheme.typedData(quote, deps.network.chainId);
 
   // 6. With the user's wallet, stop here and ask for a signature.
   if (request.payer.kind === "user") {
@@ -234,9 +182,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     const approval = approvalRequest(quote, typedData, permit2Missing);
     // Where the service offers sign-in-with-x, the wallet may sign in instead if it paid before.
     const signIn = offerSignIn(deps, request, paymentRequired);
-    const asked = option.upto
-      ? `Approve up to ${amount} USDC to ${request.service} in your wallet (metered: it takes what it uses)`
-      : `Approve ${amount} USDC to ${request.service} in your wallet`;
+    const asked = scheme.words.approve(amount, request.service);
     const permit2Note = permit2Missing ? "; first, your wallet must let Permit2 move its USDC (a one-time approve transaction)" : "";
     request.tracker.update({
       id: quote.id,
@@ -263,7 +209,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const signed = typedData;
   let signature: `0x${string}`;
   try {
-    signature = await signTypedQuote(request.payer.account, signed);
+    signature = await scheme.sign(request.payer.account, signed);
   } catch {
     await deps.ledger.release(quote.nonce).catch(() => undefined);
     request.tracker.releaseRequestBudget(option.amount);

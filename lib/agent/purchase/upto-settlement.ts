@@ -1,29 +1,12 @@
 /**
- * The settlement of a paid request, as the chain shows it: which amount moved. For `exact` the
- * price, once the transaction used the EIP-3009 authorization; for `upto` whatever the
- * settling call moved under our permit, read from the chain and never from the service. Then
+ * A metered (`upto`) settlement, once the chain has shown what moved (schemes/upto-scheme.ts):
  * the agent's guard for metered payments: what the service says it used (units × the unit price
  * its 402 quoted, what it says it charged, what its settlement reports) against what it took.
  */
 import { z } from "zod";
 import { formatUsdc } from "../../money";
 import type { SettlementFlag } from "../../stream";
-import type { ChainReader } from "../../x402/chain-reader";
-import { permit2NonceOf } from "../../x402/upto-permit2";
-import type { MeteredSettlement, Quote } from "./purchase-types";
-
-/** A settlement the chain shows, with the amount that moved (the price for `exact`). */
-export type ProvenSettlement = { amount: bigint };
-
-/**
- * Whether the transaction a service named settled this quote's signature, and for how much;
- * undefined while the chain does not show it (no receipt yet, or not this signature).
- */
-export async function proveClaimedSettlement(chain: ChainReader, quote: Quote, txHash: `0x${string}`): Promise<ProvenSettlement | undefined> {
-  if (!quote.option.upto) return (await chain.transactionUsedAuthorization(txHash, quote.payer, quote.nonce)) ? { amount: quote.option.amount } : undefined;
-  const settled = await chain.permitSettlementIn(txHash, { payer: quote.payer, payTo: quote.option.payTo, nonce: permit2NonceOf(quote.nonce) });
-  return settled || undefined;
-}
+import type { MeteredSettlement } from "./purchase-types";
 
 const baseUnits = z
   .string()
@@ -103,22 +86,6 @@ export function reviewSettlement(input: {
 
 /** A proven metered settlement: the amount that counts, and how it reads against the service's word. */
 export type SettledPayment = { amount: bigint; review: SettlementReview };
-
-/**
- * The settled amount of a proven settlement, for the ledger, the stream and the journal;
- * undefined for an `exact` payment, whose amount is its price.
- */
-export function settledPayment(quote: Quote, amount: bigint | undefined, said: { metering?: Metering; reported?: bigint } = {}): SettledPayment | undefined {
-  if (!quote.option.upto || amount === undefined) return undefined;
-  const review = reviewSettlement({
-    service: quote.service,
-    ceiling: quote.option.amount,
-    settled: amount,
-    quotedUnitPrice: quote.option.upto.unitPrice,
-    ...said,
-  });
-  return { amount, review };
-}
 
 /** What a delivered outcome says of a metered settlement; nothing for an exact payment. */
 export function meteredOutcome(settled: SettledPayment | undefined): { metered?: MeteredSettlement } {

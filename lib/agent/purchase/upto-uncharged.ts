@@ -9,12 +9,11 @@
  */
 import { readAuthorizationOutcome } from "./authorization-outcome";
 import { describeExpiry } from "./authorization-window";
-import type { PaidRequest } from "./pay-and-deliver";
-import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import type { PaidRequest, PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
 import { reportConfirmed, reportFailure, stillUsable, subjectOf } from "./report-payment";
 import { readServiceData, type ServiceData } from "./service-data";
-import { authorizationRefOf } from "./upto-terms";
-import { meteredOutcome, settledFields, settledPayment } from "./upto-settlement";
+import { meteredOutcome, settledFields } from "./upto-settlement";
+import { authorizationRefOf, settledPayment } from "./schemes/payment-schemes";
 import { formatUsdc } from "../../money";
 
 export async function deliverUncharged(

@@ -1,4 +1,4 @@
-import { MAX_TOOL_CALLS_PER_STEP } from "../agent-run";
+import { MAX_TOOL_CALLS_PER_STEP } from "../agent-run-types";
 
 /** The result of a tool call refused because its step already ran as many as allowed. */
 export function tooManyCalls() {

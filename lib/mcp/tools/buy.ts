@@ -3,21 +3,21 @@ import "server-only";
  * `buy`: pays a service from the agent wallet within the caller's limits and returns its data.
  * It is the chat's purchase, not a copy: an AgentRun (the same checks, limits, per-request
  * budget and tracker, reservation, at-most-once claim and journal as a payment the chat's model
- * asks for), with the tracker's progress read back as MCP progress.
+ * asks for), with the tracker's progress heard as MCP progress (payment-listener.ts).
  */
 import { AgentRun } from "../../agent/agent-run";
+import { CheckedPaymentListener } from "../../agent/purchase/payment-listener";
 import type { PurchaseOutcome } from "../../agent/purchase/run-purchase";
 import { FINISH_MARGIN_MS } from "../../agent/run-chat";
 import { describeOutcome } from "../../agent/tools/call-paid-service-tool";
 import { unlistedCallsOf } from "../../chat/unlisted-calls";
-import { explorerTransactionUrl } from "../../network/network-presets";
+import { explorerTransactionUrl } from "../../network-presets";
 import { timeoutSignal } from "../../timeout";
 import { limitsOf, requestKeyOf } from "../call-scope";
 import { bodyText, carriesSecret, SECRET_REFUSAL } from "../content-check";
 import { refreshListing } from "../known-listing";
 import type { McpContext, McpToolCall } from "../mcp-context";
 import type { BuyInput } from "../schemas";
-import { observeWriter } from "../stream-events";
 import { toolResult } from "../tool-result";
 
 export const BUY = {
@@ -35,9 +35,8 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
   const now = deps.now ?? Date.now;
   const deadline = context.arrivedAt + deps.settings.deadlineMs;
   const requestKey = requestKeyOf(context, "buy", { idempotencyKey: input.idempotencyKey, requestId: call.requestId });
-  const observed = observeWriter((event) => {
-    if (event.type === "payment") call.progress(event.payment);
-  });
+  // The tracker's steps go straight to MCP progress notifications (no stream bytes in between).
+  const progress = new CheckedPaymentListener((payment) => call.progress(payment));
   const run = new AgentRun(deps, {
     // The caller named this exact request in its own arguments, as a person names one in the
     // chat (named-urls.ts): the agent wallet pays it without a go-ahead, which nobody could give here.
@@ -46,7 +45,7 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
     walletAddress: undefined,
     // maxPrice lowers the per-payment limit like a chat's spendingLimits, never raising it.
     limits: limitsOf(context, input.maxPrice === undefined ? undefined : { perPayment: input.maxPrice }).limits,
-    writer: observed.writer,
+    writer: progress,
     deadline: deadline - FINISH_MARGIN_MS,
     requestKey,
     walletProven: false,
@@ -69,13 +68,11 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
     await run.settleInFlight();
     // The journal holds every step before the answer says what happened, as before a chat's `d:`.
     await run.tracker.recorded();
-    observed.writer.finish({ finishReason: run.tracker.finishReason(), txHash: run.tracker.txHash, payments: run.tracker.summaries });
-    await observed.drained;
   }
   const paymentId = "paymentId" in outcome ? outcome.paymentId : undefined;
-  const ownSteps = observed.events.filter((event) => event.type === "payment" && event.payment.id === paymentId);
+  const ownSteps = progress.events.filter((payment) => payment.id === paymentId);
   // A fresh payment is quoted first; a retry's recorded outcome is shown without its steps.
-  const replayed = paymentId !== undefined && !ownSteps.some((event) => event.type === "payment" && event.payment.status === "quoted");
+  const replayed = paymentId !== undefined && !ownSteps.some((payment) => payment.status === "quoted");
   const txHash = "txHash" in outcome ? outcome.txHash : undefined;
   const receipt = paymentId ? (await deps.store.journal.get(paymentId).catch(() => undefined))?.receipt : undefined;
   const summary = run.tracker.summaries.find((payment) => payment.id === paymentId);

@@ -3,7 +3,7 @@
  * HTTP contract at all) and v1 body fields declared without a `bodyType`.
  */
 import { describe, expect, it } from "vitest";
-import { readInputContract } from "./input-contract";
+import { readInputContract } from "./read-input-contract";
 
 describe("readInputContract, by kind of declaration", () => {
   it("reads no contract from an MCP tool's declaration, in v2 or in v1", () => {

@@ -1,11 +1,12 @@
 /**
- * How much of a 402's `extensions` a payment may echo back (echo-extensions.ts decides what is
- * echoed, server side). Browser-safe: the same bounds check the echo a user's approval carries
- * on its way to the browser and back in the PAYMENT-SIGNATURE header, so what the server froze
- * and what it accepts back are held to one rule.
+ * How much of a 402's `extensions` a payment may echo back (lib/x402/echo-extensions.ts decides
+ * what is echoed, server side). Browser-safe: the same bounds check the echo a user's approval
+ * carries on its way to the browser and back in the PAYMENT-SIGNATURE header, so what the server
+ * froze and what it accepts back are held to one rule. It lives with the stream because the
+ * approval request (approval-request.ts) carries the echo on the wire.
  */
 import { z } from "zod";
-import { withinJsonLimits } from "./json-limits";
+import { withinJsonLimits } from "../json-limits";
 
 /** Extensions echoed at most (the 402 declares a handful; a flood is not sent back). */
 export const MAX_ECHOED_EXTENSIONS = 16;

@@ -6,7 +6,7 @@
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { describe, expect, it } from "vitest";
 import { describeInputContract, exampleCall, fillRouteTemplate, MAX_USAGE_CHARS } from "./call-usage";
-import { readInputContract } from "./input-contract";
+import { readInputContract } from "./read-input-contract";
 
 const v2 = (extensions: unknown) => ({ x402Version: 2, accepts: [{}], extensions: extensions as Record<string, unknown> });
 
@@ -111,6 +111,66 @@ describe("readInputContract", () => {
       body: { type: "json", fields: [{ name: "query", type: "string", required: true, description: "Product name" }] },
       outputExample: '{"type":"array"}',
     });
+  });
+
+  it("reads a v2 schema's `enum` (strings and numbers) as the field's set of values, and shows it in the usage line", () => {
+    const extensions = declareDiscoveryExtension({
+      input: { rows: 20, dataset: "sales" },
+      inputSchema: {
+        properties: { rows: { type: "integer", enum: [10, 20] }, dataset: { type: "string", enum: ["sales", "traffic"], description: "Which dataset" } },
+        required: ["dataset"],
+      },
+    });
+    const contract = readInputContract(v2(extensions))!;
+    expect(contract.query).toEqual([
+      { name: "rows", type: "integer", required: false, choices: [10, 20], example: "20" },
+      { name: "dataset", type: "string", required: true, description: "Which dataset", choices: ["sales", "traffic"], example: "sales" },
+    ]);
+    expect(describeInputContract(contract)).toBe("GET ?rows=<one of: 10, 20, e.g. 20>&dataset=<one of: sales, traffic, required, e.g. sales: Which dataset>");
+  });
+
+  it("reads a v1 field description's `enum`, in the query and in a body", () => {
+    const contract = readInputContract({
+      x402Version: 1,
+      accepts: [
+        {
+          outputSchema: {
+            input: {
+              type: "http",
+              method: "POST",
+              queryParams: { dataset: { type: "string", required: true, enum: ["sales", "traffic"] } },
+              bodyFields: { level: { type: "number", enum: [1, 2, 3] } },
+            },
+          },
+        },
+      ],
+    })!;
+    expect(contract.query).toEqual([{ name: "dataset", type: "string", required: true, choices: ["sales", "traffic"] }]);
+    expect(contract.body?.fields).toEqual([{ name: "level", type: "number", required: false, choices: [1, 2, 3] }]);
+    expect(describeInputContract(contract)).toBe('POST ?dataset=<one of: sales, traffic, required> JSON body {"level": one of: 1, 2, 3}');
+  });
+
+  it("keeps a declared set whole or not at all: too long, a value cut or cleaned, or a value of another kind leaves it out", () => {
+    const setOf = (values: unknown) =>
+      readInputContract(
+        v2({
+          bazaar: {
+            info: { input: { queryParams: {} } },
+            schema: { properties: { input: { properties: { queryParams: { properties: { q: { enum: values } } } } } } },
+          },
+        }),
+      )?.query[0]?.choices;
+    expect(setOf(Array.from({ length: 64 }, (_, index) => `v${index}`))).toHaveLength(64);
+    expect(setOf(Array.from({ length: 65 }, (_, index) => `v${index}`))).toBeUndefined();
+    expect(setOf(["a".repeat(100)])).toEqual(["a".repeat(100)]);
+    expect(setOf(["a".repeat(101)])).toBeUndefined();
+    expect(setOf(["sales", "tra\u202effic"])).toBeUndefined();
+    expect(setOf(["sales", null])).toBeUndefined();
+    expect(setOf(["sales", { a: 1 }])).toBeUndefined();
+    expect(setOf([Number.NaN])).toBeUndefined();
+    expect(setOf([])).toBeUndefined();
+    expect(setOf("sales")).toBeUndefined();
+    expect(setOf(["a", "a", 1])).toEqual(["a", 1]);
   });
 
   it("has no contract when none is declared, and ignores malformed parts instead of failing", () => {
