@@ -718,7 +718,9 @@ describe("request fuzzing: any body, any headers, never a 5xx", () => {
       );
       return { body: JSON.stringify(mutated), headers: JSON_HEADERS };
     });
-  });
+    // 4 700 requests, each a chat turn or a refusal: about 40 s alone here, and well over the
+    // default minute when CI runs other suites beside it. The bound is on count, not on time.
+  }, 180_000);
 
   it("deep nesting, huge bodies and secrets", async () => {
     await property(deepNesting, 300, (body) => ({ body, headers: JSON_HEADERS }));
