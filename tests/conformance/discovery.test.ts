@@ -41,6 +41,8 @@ describe(`${v1ResourcesList.name} (${v1ResourcesList.source})`, () => {
         price: "0.01",
         amount: 10_000n,
         network: SPEC.v1Network,
+        // The payee, read since discovery ranks by what each payee did with our money.
+        payTo: SPEC.payTo,
         x402Version: 1,
         tags: [],
       },
