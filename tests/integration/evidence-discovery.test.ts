@@ -128,7 +128,7 @@ beforeAll(async () => {
   });
   const ports = [failing.unpayable.port, failing.dearer.port, failing.taker.port, new URL(errors.origin).port, new URL(deadOrigin).port];
   harness = await startChatHarness({
-    env: { OUTBOUND_ALLOWLIST: ports.map((port) => `127.0.0.1:${port}`).join(",") },
+    env: { DISCOVERY_PROBES: "true", OUTBOUND_ALLOWLIST: ports.map((port) => `127.0.0.1:${port}`).join(",") },
     store: createDatabaseStore(database),
     network: async (devnet) => {
       const [http, mcp] = await Promise.all([devnetItems(devnet.facilitatorUrl, "http"), devnetItems(devnet.facilitatorUrl, "mcp")]);
