@@ -173,11 +173,8 @@ async function scenario(step: (typeof STEPS)[number], database: Record<string, s
   return { step, moved };
 }
 
-/**
- * Five servers started, killed and restarted at once: about a minute on a quiet machine, four
- * times that with a full collection every 150 ms in this process (npm run test:gc-storm).
- */
-const SCENARIO_TIMEOUT_MS = process.env.GC_STORM_MS ? 600_000 : 240_000;
+/** Five servers started, killed and restarted at once: about a minute on a quiet machine. */
+const SCENARIO_TIMEOUT_MS = 240_000;
 
 describe("SIGKILL at each step of a paid turn, then a restart on the same data", () => {
   it(
