@@ -67,7 +67,10 @@ export type ChainReader = {
 };
 
 export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`; timeoutMs?: number }): ChainReader {
+  // No cached block number: a search for a settlement up to a head read seconds ago would miss
+  // the transaction just mined.
   const client: PublicClient = createPublicClient({
+    cacheTime: 0,
     // undici's own fetch, not the global one: under Next the global fetch is wrapped for its
     // data cache and tracing, which JSON-RPC reads never use and which cost about 0.5 ms of
     // CPU per call in a profile of the server under load.

@@ -69,7 +69,7 @@ const contract = getAddress(BATCH_SETTLEMENT_ADDRESS);
 beforeAll(async () => {
   // No heartbeat and no timed claim rounds: every block is a transaction the test caused.
   devnet = await startDevnet({ heartbeatSeconds: 0, channelClaimIntervalSeconds: 0, settleTimeoutMs: 10_000 });
-  chain = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50 });
+  chain = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50, cacheTime: 0 });
 });
 
 afterAll(async () => {
