@@ -14,6 +14,12 @@ export type ProbeFinding = {
   detail?: string;
   /** How long the service took to answer the probe, milliseconds. */
   latencyMs: number;
+  /**
+   * A failure that may pass on its own (no answer in time, a refused connection, a 5xx or 429):
+   * one such observation says little about a live service under load, so it is asked again
+   * before it counts, and counts for a short while only (listing-prober.ts).
+   */
+  transient?: boolean;
 };
 
 /** A finding as stored: when it was made, on the shared clock (epoch ms). */

@@ -64,4 +64,49 @@ describe("the listing prober", () => {
     await prober.refresh(Array.from({ length: 5 }, (_, index) => listing(`/${index}`)));
     expect(counting.started.length).toBeLessThanOrEqual(3);
   });
+
+  it("does not leave a live service out on one timeout: it asks again, and the second answer stands", async () => {
+    const store = new MemoryEvidenceStore(new MemoryJournal());
+    const answers: ProbeFinding[] = [
+      { verdict: "unreachable", detail: "no answer within 3000 ms", latencyMs: 3000, transient: true },
+      { verdict: "buyable", latencyMs: 40 },
+    ];
+    let calls = 0;
+    const probe = async () => answers[calls++]!;
+    const prober = createListingProber({ fetch: globalThis.fetch, network, store, probe, hostSpacingMs: 0, retryDelayMs: 0 });
+    await prober.refresh([listing("/slow")]);
+    expect(calls).toBe(2);
+    expect((await store.probes([listing("/slow").resource])).get(listing("/slow").resource)).toMatchObject({ verdict: "buyable" });
+  });
+
+  it("keeps a transient failure seen twice for the short expiry only, and a definitive finding for the long one", async () => {
+    let now = 1_000_000;
+    const store = new MemoryEvidenceStore(new MemoryJournal(), () => now);
+    const findings: Record<string, ProbeFinding> = {
+      [listing("/down").resource]: { verdict: "failing", detail: "answers 503 before any payment", latencyMs: 2, transient: true },
+      [listing("/dear").resource]: { verdict: "price-above-listing", detail: "asks 0.002 USDC, lists 0.001 USDC", latencyMs: 2 },
+    };
+    const probed: string[] = [];
+    const probe = async (asked: { resource: string }) => {
+      probed.push(asked.resource);
+      return findings[asked.resource]!;
+    };
+    const prober = createListingProber({
+      fetch: globalThis.fetch,
+      network,
+      store,
+      probe,
+      hostSpacingMs: 0,
+      retryDelayMs: 0,
+      findingTtlMs: 300_000,
+      transientTtlMs: 60_000,
+    });
+    const keys = [listing("/down").resource, listing("/dear").resource];
+    await prober.refresh([listing("/down"), listing("/dear")]);
+    // The transient one was asked twice, the definitive one once.
+    expect(probed.sort()).toEqual([keys[1], keys[0], keys[0]].sort());
+    expect([...(await store.probes(keys)).keys()].sort()).toEqual([...keys].sort());
+    now += 61_000;
+    expect([...(await store.probes(keys)).keys()]).toEqual([keys[1]]);
+  });
 });

@@ -2,7 +2,9 @@
  * Runs unpaid probes (probe-listing.ts) in the background, within bounds: a few at a time, one
  * start per host per spacing (a host listing many services is not hammered), each under its own
  * timeout, and at most one per listing per interval across every instance (the store's claim).
- * A probe's finding goes to the shared store, where every instance reads it.
+ * A probe's finding goes to the shared store, where every instance reads it. A transient
+ * failure (no answer in time, a 5xx) is asked again before it is stored, and then stands for a
+ * short while only: one slow answer under load must not drop a live service for minutes.
  */
 import type { PayableNetwork } from "../x402/payment-requirements";
 import type { EvidenceStore, ProbeFinding } from "./evidence-store";
@@ -20,6 +22,10 @@ export type ListingProberOptions = {
   intervalMs?: number;
   /** How long a finding stands. */
   findingTtlMs?: number;
+  /** How long a transient failure (confirmed by a second probe) stands: short, it may have passed. */
+  transientTtlMs?: number;
+  /** Between a transient failure and the probe that confirms or clears it, milliseconds. */
+  retryDelayMs?: number;
   timeoutMs?: number;
   /** Probes waiting to start at most; beyond it a listing waits for the next discovery. */
   maxQueued?: number;
@@ -36,13 +42,23 @@ export type ListingProber = {
   refresh(listings: readonly ProbedListing[], timeoutMs?: number): Promise<void>;
 };
 
-export const PROBE_DEFAULTS = { concurrency: 4, hostSpacingMs: 100, intervalMs: 60_000, findingTtlMs: 5 * 60_000, maxQueued: 200 } as const;
+export const PROBE_DEFAULTS = {
+  concurrency: 4,
+  hostSpacingMs: 100,
+  intervalMs: 60_000,
+  findingTtlMs: 5 * 60_000,
+  transientTtlMs: 60_000,
+  retryDelayMs: 500,
+  maxQueued: 200,
+} as const;
 
 export function createListingProber(options: ListingProberOptions): ListingProber {
   const concurrency = options.concurrency ?? PROBE_DEFAULTS.concurrency;
   const hostSpacingMs = options.hostSpacingMs ?? PROBE_DEFAULTS.hostSpacingMs;
   const intervalMs = options.intervalMs ?? PROBE_DEFAULTS.intervalMs;
   const findingTtlMs = options.findingTtlMs ?? PROBE_DEFAULTS.findingTtlMs;
+  const transientTtlMs = options.transientTtlMs ?? PROBE_DEFAULTS.transientTtlMs;
+  const retryDelayMs = options.retryDelayMs ?? PROBE_DEFAULTS.retryDelayMs;
   const maxQueued = options.maxQueued ?? PROBE_DEFAULTS.maxQueued;
   const probe = options.probe ?? ((listing, timeoutMs) => probeListing(options.fetch, listing, options.network, timeoutMs));
   /** This process's probes, by listing: a second discovery waits for the same one. */
@@ -106,7 +122,14 @@ export function createListingProber(options: ListingProberOptions): ListingProbe
   async function run(listing: ProbedListing, timeoutMs: number): Promise<void> {
     try {
       if (!(await options.store.claimProbe(listing.resource, intervalMs, options.holder))) return;
-      await options.store.recordProbe(listing.resource, await probe(listing, timeoutMs), findingTtlMs);
+      let finding = await probe(listing, timeoutMs);
+      // One timeout or 5xx is not enough to leave a live service out: ask again, and believe a
+      // failure seen twice in a row, for a short while only. A definitive finding stands as it is.
+      if (finding.transient) {
+        await sleep(retryDelayMs);
+        finding = await probe(listing, timeoutMs);
+      }
+      await options.store.recordProbe(listing.resource, finding, finding.transient ? transientTtlMs : findingTtlMs);
     } catch {
       // A store or probe failure leaves the listing without a finding: it is asked again later.
     }
@@ -117,6 +140,10 @@ export function createListingProber(options: ListingProberOptions): ListingProbe
       await Promise.all(listings.map((listing) => schedule(listing, timeoutMs)));
     },
   };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function hostOf(resource: string): string {

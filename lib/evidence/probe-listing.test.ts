@@ -64,11 +64,14 @@ describe("probeListing", () => {
     expect(await probeListing(async () => new Response("boom", { status: 500 }), listing, network)).toMatchObject({
       verdict: "failing",
       detail: "answers 500 before any payment",
+      transient: true,
     });
+    // A 404 says the listed call is wrong: nothing to wait for.
+    expect((await probeListing(async () => new Response("no", { status: 404 }), listing, network)).transient).toBeUndefined();
     const refused: ProbeFetch = async () => {
       throw new TypeError("fetch failed");
     };
-    expect(await probeListing(refused, listing, network)).toMatchObject({ verdict: "unreachable" });
+    expect(await probeListing(refused, listing, network)).toMatchObject({ verdict: "unreachable", transient: true });
     const hangs: ProbeFetch = (_url, init) => new Promise((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
     expect(await probeListing(hangs, listing, network, 20)).toMatchObject({ verdict: "unreachable", detail: "no answer within 20 ms" });
   });

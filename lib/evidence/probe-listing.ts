@@ -58,12 +58,14 @@ export async function probeListing(fetch: ProbeFetch, listing: ProbedListing, ne
   const started = performance.now();
   const response = await askUnpaid(fetch, listing, timeoutMs);
   const latencyMs = Math.round(performance.now() - started);
-  if (!response) return { verdict: "unreachable", detail: `no answer within ${timeoutMs} ms`, latencyMs };
+  if (!response) return { verdict: "unreachable", detail: `no answer within ${timeoutMs} ms`, latencyMs, transient: true };
   if (response.status !== 402) {
     await response.body?.cancel().catch(() => undefined);
     // Free without payment: nothing to pay, so nothing to lose by choosing it.
     if (response.ok) return { verdict: "buyable", detail: "answers without payment", latencyMs };
-    return { verdict: "failing", detail: `answers ${response.status} before any payment`, latencyMs };
+    // A 5xx or 429 may pass (an overloaded or restarting server); a 404 or 405 says the listed call is wrong.
+    const transient = response.status >= 500 || response.status === 429;
+    return { verdict: "failing", detail: `answers ${response.status} before any payment`, latencyMs, ...(transient ? { transient } : {}) };
   }
   const body = await readOptionalJson(response);
   return { ...judgeTerms(response.headers, body, listing, network), latencyMs };
