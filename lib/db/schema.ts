@@ -38,6 +38,8 @@ export type PaymentsTable = {
   receipt: ColumnType<unknown, string | null, string | null> | null;
   created_at: Millis;
   updated_at: Millis;
+  /** When `status` last changed, on the database's clock; written by a trigger only (migration 0013). */
+  status_at: ColumnType<string | number | bigint | null, never, never>;
 };
 
 export type PaymentEventsTable = {

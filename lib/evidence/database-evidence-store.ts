@@ -2,7 +2,9 @@ import "server-only";
 /**
  * Evidence in the database (`listing_evidence`, migration 0012), shared by every instance:
  * findings expire and claims lapse on the database's clock (`db_now_ms()`), and outcomes are
- * one aggregate over the journal's `payments`, by listing and by payee.
+ * one aggregate over the journal's `payments`, by listing and by payee. "Settled and still not
+ * delivered" is measured from `status_at`, which the database stamps (migration 0013), never
+ * from a time an instance wrote with its own clock.
  */
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
@@ -91,7 +93,7 @@ export class DatabaseEvidenceStore implements EvidenceStore {
       WITH now AS (SELECT db_now_ms() AS ms)
       SELECT ${keyExpression} AS key,
         count(*) FILTER (WHERE status = 'delivered') AS delivered,
-        count(*) FILTER (WHERE (status = 'failed' AND tx_hash IS NOT NULL) OR (status = 'confirmed' AND updated_at <= now.ms - ${UNDELIVERED_AFTER_MS})) AS failed_after_payment,
+        count(*) FILTER (WHERE (status = 'failed' AND tx_hash IS NOT NULL) OR (status = 'confirmed' AND status_at <= now.ms - ${UNDELIVERED_AFTER_MS})) AS failed_after_payment,
         count(*) FILTER (WHERE status = 'failed' AND tx_hash IS NULL AND reason IN ('payment-failed', 'service-unavailable')) AS refused,
         count(*) FILTER (WHERE settlement_flag = 'over-settled') AS over_settled,
         round(avg(updated_at - created_at) FILTER (WHERE status = 'delivered')) AS latency_ms

@@ -6,8 +6,17 @@ import { describe, expect, it } from "vitest";
 import type { EvidenceStore } from "../../lib/evidence/evidence-store";
 import type { JournalEntry, PaymentJournal } from "../../lib/journal/payment-journal";
 
-/** `count` evidence stores over one fresh, empty backend (instances of one deployment), and its journal. */
-export type MakeEvidenceStores = (count: number) => Promise<{ stores: EvidenceStore[]; journal: PaymentJournal; close(): Promise<void> }>;
+/**
+ * `count` evidence stores over one fresh, empty backend (instances of one deployment), and its
+ * journal. A backend with a clock of its own (the database) also says how to move a payment's
+ * last status change into its past (`backdate`): the writer's `at` does not decide there.
+ */
+export type MakeEvidenceStores = (count: number) => Promise<{
+  stores: EvidenceStore[];
+  journal: PaymentJournal;
+  backdate?(paymentId: string, ms: number): Promise<void>;
+  close(): Promise<void>;
+}>;
 
 const RESOURCE = "http://127.0.0.1:4021/weather";
 const OTHER = "http://127.0.0.1:4021/news";
@@ -16,8 +25,8 @@ const PAYER = "0x8617E340B3D01FA5F11F306F4090FD50E238070D";
 const HASH = `0x${"ab".repeat(32)}`;
 
 let sequence = 0;
-/** A payment that went through these steps, started `startedAgoMs` before now. */
-async function pay(journal: PaymentJournal, steps: Partial<JournalEntry>[], resource = RESOURCE, startedAgoMs = 1_000) {
+/** A payment that went through these steps, started `startedAgoMs` before now (by the writer's clock). */
+async function pay(journal: PaymentJournal, steps: Partial<JournalEntry>[], resource = RESOURCE, startedAgoMs = 1_000): Promise<string> {
   const id = `pay_evidence_${(sequence += 1)}`;
   const start = Date.now() - startedAgoMs;
   let at = start;
@@ -26,6 +35,7 @@ async function pay(journal: PaymentJournal, steps: Partial<JournalEntry>[], reso
     at += 100;
     await journal.record({ id, status: "signing", at, ...step });
   }
+  return id;
 }
 
 export function describeEvidenceStoreContract(name: string, make: MakeEvidenceStores): void {
@@ -66,7 +76,7 @@ export function describeEvidenceStoreContract(name: string, make: MakeEvidenceSt
     });
 
     it("counts what our payments came to per listing and per payee: delivered, failed after payment, refused, over-settled", async () => {
-      const { stores, journal, close } = await make(2);
+      const { stores, journal, backdate, close } = await make(2);
       try {
         await pay(journal, [{ status: "confirmed", txHash: HASH }, { status: "delivered" }], `${RESOURCE}?city=Lisbon`);
         await pay(journal, [
@@ -76,7 +86,8 @@ export function describeEvidenceStoreContract(name: string, make: MakeEvidenceSt
         await pay(journal, [{ status: "failed", reason: "payment-failed" }]);
         await pay(journal, [{ status: "confirmed", txHash: HASH, settlementFlag: "over-settled" }, { status: "delivered" }]);
         // Settled long ago and never delivered: failed after payment. Settled just now: still in flight.
-        await pay(journal, [{ status: "confirmed", txHash: HASH }], RESOURCE, 10 * 60_000);
+        const abandoned = await pay(journal, [{ status: "confirmed", txHash: HASH }], RESOURCE, 10 * 60_000);
+        await backdate?.(abandoned, 10 * 60_000);
         await pay(journal, [{ status: "confirmed", txHash: HASH }]);
         await pay(journal, [{ status: "confirmed", txHash: HASH }, { status: "delivered" }], OTHER);
         // Another instance reads the same outcomes.
@@ -84,6 +95,20 @@ export function describeEvidenceStoreContract(name: string, make: MakeEvidenceSt
         expect(answer.byResource.get(RESOURCE)).toEqual({ delivered: 2, failedAfterPayment: 2, refused: 1, overSettled: 1, latencyMs: 200 });
         expect(answer.byResource.has("http://127.0.0.1:4021/none")).toBe(false);
         expect(answer.byPayee.get(PAYEE.toLowerCase())).toMatchObject({ delivered: 3, failedAfterPayment: 2, refused: 1, overSettled: 1 });
+      } finally {
+        await close();
+      }
+    });
+
+    it("judges how long a payment has been settled by its own clock, not by the clock of the instance that wrote it", async (context) => {
+      const { stores, journal, backdate, close } = await make(1);
+      try {
+        // Only a backend with a clock of its own can tell; in memory the writer's clock is the store's.
+        if (!backdate) return context.skip();
+        // Written by an instance whose clock runs 10 minutes behind: settled a moment ago, still in flight.
+        await pay(journal, [{ status: "confirmed", txHash: HASH }], RESOURCE, 10 * 60_000);
+        const answer = await stores[0]!.outcomes({ resources: [RESOURCE], payees: [PAYEE] });
+        expect(answer.byResource.get(RESOURCE)).toMatchObject({ failedAfterPayment: 0 });
       } finally {
         await close();
       }
