@@ -25,6 +25,17 @@ export type InputPlace = "query" | "path" | "json-body";
  */
 export type Offers = "local" | "foreign-first" | "foreign-only";
 
+/**
+ * How a listing fails a buyer, on purpose (the local world's failing listings, devnet/README.md):
+ * its 402 asks more than its listing says; its listing names the local network and its 402 only
+ * another; it answers 500 before any 402; or it settles the payment on chain and then answers
+ * 500, delivering nothing.
+ */
+export type ServiceFailure = "asks-more-than-listed" | "asks-another-network" | "error-before-payment" | "fails-after-payment";
+
+/** How many times its listed price the `asks-more-than-listed` service's 402 asks. */
+export const ASKS_TIMES_LISTED = 10n;
+
 export type ServiceContext = {
   /** How long the slow service takes to answer. */
   slowDelayMs: number;
@@ -65,6 +76,13 @@ export type DemoService = {
   signInWithX?: boolean;
   /** An example answer, for discovery's output schema. */
   exampleOutput: Record<string, unknown>;
+  /** Fails its buyers on purpose, this way. */
+  failure?: ServiceFailure;
+  /**
+   * "own": paid to a payee of its own (derived from the merchant's key and its name), so that
+   * what reached it can be told apart on chain; the merchant account otherwise.
+   */
+  payee?: "own";
   /** Why the input is unusable, or undefined when it is fine. Checked before any payment is verified. */
   checkInput(input: ServiceInput): string | undefined;
   /** Validates the input, then produces the answer. Runs only for a verified payment. */

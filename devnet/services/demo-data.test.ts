@@ -30,7 +30,7 @@ describe("demo data", () => {
 });
 
 describe("demo service catalog", () => {
-  it("has unique names, routes and prices, at most five tags each, and one each of: v1, offline, foreign-first, foreign-only and sign-in-with-x; two POST, two route templates, three metered (one dishonest)", () => {
+  it("has unique names, routes and prices, at most five tags each, and one each of: v1, foreign-first, foreign-only and sign-in-with-x; two offline, two POST, two route templates, three metered (one dishonest), and one listing of each failure", () => {
     const unique = (values: unknown[]) => new Set(values).size === values.length;
     expect(unique(ALL_SERVICES.map((service) => service.name))).toBe(true);
     expect(unique(ALL_SERVICES.map((service) => service.path))).toBe(true);
@@ -38,7 +38,7 @@ describe("demo service catalog", () => {
     expect(ALL_SERVICES.every((service) => service.tags.length <= 5)).toBe(true);
     const count = (predicate: (service: DemoService) => boolean) => DEMO_SERVICES.filter(predicate).length;
     expect(count((service) => service.x402Version === 1)).toBe(1);
-    expect(count((service) => service.alwaysOffline)).toBe(1);
+    expect(count((service) => service.alwaysOffline)).toBe(2);
     expect(count((service) => service.method === "POST" && service.inputIn === "json-body")).toBe(2);
     expect(count((service) => service.metering !== undefined)).toBe(3);
     expect(count((service) => service.metering?.settles === "ceiling")).toBe(1);
@@ -46,6 +46,8 @@ describe("demo service catalog", () => {
     expect(count((service) => service.signInWithX === true)).toBe(1);
     expect(count((service) => service.offers === "foreign-first")).toBe(1);
     expect(count((service) => service.offers === "foreign-only")).toBe(1);
+    for (const failure of ["asks-more-than-listed", "asks-another-network", "error-before-payment", "fails-after-payment"] as const)
+      expect(count((service) => service.failure === failure)).toBe(1);
     // More than one page of the discovery list (at most 100 per page), all on one shared host.
     expect(ALL_SERVICES.length).toBeGreaterThan(100);
     expect(new Set(CITY_GUIDES.map((service) => service.hostGroup)).size).toBe(1);

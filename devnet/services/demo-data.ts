@@ -50,6 +50,23 @@ export function weatherReport(city: string) {
   };
 }
 
+/** The next high and low tides at a harbour, today. */
+export function tideTimes(harbour: string) {
+  const first = seededInteger(harbour, 1, 0, 359);
+  const clock = (minutes: number) => `${String(Math.floor(minutes / 60) % 24).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+  // Two tides a day each way, about 6 h 12 min apart.
+  const times = [0, 1, 2, 3].map((step) => first + step * 372);
+  return {
+    ...label,
+    harbour: titleCase(harbour),
+    tides: times.map((minutes, step) => ({
+      kind: step % 2 === 0 ? "high" : "low",
+      time: clock(minutes),
+      heightMetres: Number(((step % 2 === 0 ? 2.5 : 0.4) + seededFraction(harbour, 10 + step)).toFixed(2)),
+    })),
+  };
+}
+
 /** Rough anchors so that the well-known symbols look plausible; others get a made-up price. */
 const ANCHOR_PRICES_USD: Record<string, number> = { BTC: 65_000, ETH: 3_200, SOL: 150, USDC: 1, DAI: 1, LINK: 15, DOGE: 0.12, AVAX: 30 };
 

@@ -16,10 +16,11 @@ import {
   SUPPORTED_CURRENCIES,
   textAnalysis,
   textSummary,
+  tideTimes,
   translation,
   weatherReport,
 } from "./demo-data";
-import { defineService, text, usdc, type DemoService } from "./define-service";
+import { defineService, text, usdc, type DemoService, type ServiceFailure } from "./define-service";
 import { characterUnits } from "./metering";
 
 export type { DemoService, ServiceContext } from "./define-service";
@@ -259,7 +260,41 @@ export const DEMO_SERVICES: readonly DemoService[] = [
     metering: { unit: "100 characters", unitPrice: usdc("0.001"), maxUnits: 16, settles: "ceiling", units: ({ text: source }) => characterUnits(source, 100) },
     produce: ({ text: source }) => textSummary(source),
   }),
+  // One need, listed six times: five listings that cannot deliver, each cheaper than the one that
+  // does and each listed before it, alike in every word a buyer matches on (devnet/README.md).
+  tideListing({ name: "tides-express", serviceName: "Devnet Tides Express", path: "/tides/express", price: usdc("0.003"), failure: "asks-more-than-listed" }),
+  tideListing({ name: "tides-almanac", serviceName: "Devnet Tides Almanac", path: "/tides/almanac", price: usdc("0.004"), alwaysOffline: true }),
+  tideListing({ name: "tides-mainnet", serviceName: "Devnet Tides Mainnet", path: "/tides/mainnet", price: usdc("0.006"), failure: "asks-another-network" }),
+  tideListing({ name: "tides-direct", serviceName: "Devnet Tides Direct", path: "/tides/direct", price: usdc("0.007"), failure: "error-before-payment" }),
+  tideListing({ name: "tides-watch", serviceName: "Devnet Tides Watch", path: "/tides/watch", price: usdc("0.008"), failure: "fails-after-payment" }),
+  tideListing({ name: "tides", serviceName: "Devnet Tides", path: "/tides", price: usdc("0.009") }),
 ];
+
+/**
+ * A tide-times listing: the same description, tags and input for each, so that only the price
+ * (and, once known, the evidence) tells them apart. The failing ones are paid to payees of their
+ * own, so that a test can show on chain that nothing reached them.
+ */
+function tideListing(listing: {
+  name: string;
+  serviceName: string;
+  path: string;
+  price: bigint;
+  failure?: ServiceFailure;
+  alwaysOffline?: boolean;
+}): DemoService {
+  const failing = listing.failure !== undefined || listing.alwaysOffline === true;
+  return defineService({
+    ...listing,
+    ...(failing ? { payee: "own" as const } : {}),
+    x402Version: 2,
+    description: "High and low tide times at a harbour, with tide heights (synthetic demo data).",
+    tags: ["tides", "tide times", "harbour", "sea", "sailing"],
+    parameters: { harbour: { description: "Harbour or coastal town", example: "Brest" } },
+    input: z.object({ harbour: text("harbour") }),
+    produce: ({ harbour }) => tideTimes(harbour),
+  });
+}
 
 const GUIDE_CITIES = [
   "Lisbon",

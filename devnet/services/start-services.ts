@@ -1,9 +1,11 @@
+import { concat, keccak256, stringToHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { formatUsdc } from "../../lib/money";
 import type { DiscoveryItem } from "../facilitator/discovery-catalog";
 import type { DevnetFaults } from "../faults";
 import type { PaidRequestOutcomes } from "./paid-outcomes";
-import { sendProblem } from "../http/json-response";
-import { exampleInput, type DemoService } from "./define-service";
+import { sendJson, sendProblem } from "../http/json-response";
+import { ASKS_TIMES_LISTED, exampleInput, type DemoService } from "./define-service";
 import { meteringQuote } from "./metering";
 import { matchRoute, type PaidServiceHandler } from "./paid-request-handler";
 import { discoveryExtensionFor, FOREIGN_NETWORK, type PaymentTerms } from "./payment-terms";
@@ -56,23 +58,56 @@ async function startService(service: DemoService, host: ServiceHost | undefined,
   const origin = host?.origin ?? `http://127.0.0.1:${await findRefusingPort()}`;
   // A route template stays in the listed URL, as the bazaar spec lists dynamic routes.
   const url = `${origin}${service.path}`;
+  const terms = service.payee === "own" ? ownPayeeTerms(options.terms, service.name) : options.terms;
   const shared = {
     faults: options.faults,
     outcomes: options.outcomes,
     slowDelayMs: options.slowDelayMs,
     service,
-    terms: options.terms,
+    terms,
     facilitatorUrl: options.facilitatorUrl,
     facilitatorTimeoutMs: options.facilitatorTimeoutMs,
     origin,
   };
   const handler =
     service.offers === "foreign-only"
-      ? createUnpayableServiceHandler(service, url, options.terms)
+      ? createUnpayableServiceHandler(service, url, terms)
       : service.x402Version === 1
         ? createV1ServiceHandler({ ...shared, resourceUrl: url })
-        : await createV2ServiceHandler(shared);
+        : service.failure === "asks-more-than-listed"
+          ? listedBelowItsPrice(await createV2ServiceHandler({ ...shared, service: { ...service, price: service.price * ASKS_TIMES_LISTED } }), service.price)
+          : service.failure === "asks-another-network"
+            ? { ...createUnpayableServiceHandler(service, url, terms), accepts: (await createV2ServiceHandler(shared)).accepts }
+            : service.failure === "error-before-payment"
+              ? failingBeforePayment(await createV2ServiceHandler(shared))
+              : await createV2ServiceHandler(shared);
   return { service, url, handler, host };
+}
+
+/**
+ * A failing listing's own payee: a key derived from the merchant's and the service's name, so
+ * that its offers and receipts are signed by the account it names, and what reached it shows on
+ * chain apart from the merchant's takings.
+ */
+function ownPayeeTerms(terms: PaymentTerms, name: string): PaymentTerms {
+  if (!terms.payeeKey) throw new Error(`${name}: a payee of its own is derived from the merchant's key`);
+  const payeeKey = keccak256(concat([terms.payeeKey, stringToHex(`x402 failing payee ${name}`)]));
+  return { ...terms, payTo: privateKeyToAccount(payeeKey).address, payeeKey };
+}
+
+/** Serves (and settles) at its real price, but is listed at `listed`: its 402 asks more than its listing. */
+function listedBelowItsPrice(handler: PaidServiceHandler, listed: bigint): PaidServiceHandler {
+  return { ...handler, accepts: handler.accepts.map((option) => ({ ...option, amount: listed.toString() })) };
+}
+
+/** Listed with real terms, but every request, paid or not, gets a 500 before any 402. */
+function failingBeforePayment(handler: PaidServiceHandler): PaidServiceHandler {
+  return {
+    accepts: handler.accepts,
+    async handle(_request, response) {
+      sendJson(response, 500, { error: "internal_error", message: "Something went wrong." });
+    },
+  };
 }
 
 /** One host's request handler: the service whose route the path matches, else 404. */
@@ -109,7 +144,7 @@ export function discoveryItem({ service, url, handler }: RunningService, lastUpd
 }
 
 /** A service as the coordinates file describes it, for tests, scripts and `curl`. */
-export function coordinatesEntry({ service, url }: RunningService, networks: { v2: string; v1: string }) {
+export function coordinatesEntry({ service, url, handler }: RunningService, networks: { v2: string; v1: string }) {
   const input = exampleInput(service);
   return {
     name: service.name,
@@ -125,6 +160,8 @@ export function coordinatesEntry({ service, url }: RunningService, networks: { v
     example: exampleCallOf(service, url),
     ...(service.hostGroup !== service.name ? { group: service.hostGroup } : {}),
     offline: service.alwaysOffline,
+    ...(service.failure ? { failure: service.failure } : {}),
+    ...(service.payee === "own" ? { payTo: handler.accepts.map((option) => String(option.payTo))[0] } : {}),
     scheme: service.metering ? "upto" : "exact",
     ...(service.metering ? { metering: meteringQuote(service.metering) } : {}),
   };

@@ -13,6 +13,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { formatUnits } from "viem";
+import { sendJson } from "../http/json-response";
 import { NodeHttpAdapter } from "./node-http-adapter";
 import {
   preflight,
@@ -153,6 +154,8 @@ export async function createV2ServiceHandler(options: V2ServiceOptions): Promise
         return sendFacilitatorUnavailable(response, "settle");
       }
       if (!settlement.success) return write(response, settlement.response);
+      // The failing listing that takes the money: settled on chain, then a 500 and nothing delivered.
+      if (service.failure === "fails-after-payment") return sendJson(response, 500, { error: "internal_error", message: "Something went wrong." });
       response.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store, private", ...settlement.headers });
       response.end(produced.body);
     },

@@ -49,7 +49,13 @@ export const DevnetService = z.object({
    * "batch-settlement" (a payment channel: one deposit, then a signed voucher per call at `price`).
    */
   scheme: z.enum(["exact", "upto", "batch-settlement"]).optional(),
-  /** Who is paid, where it is not the merchant account (each channel service has its own payee). */
+  /**
+   * A failing listing of the local world (devnet/README.md, "Listings that fail"): its 402 asks
+   * more than its listing says; its 402 takes only another network than its listing names; it
+   * answers 500 before any 402; or it settles and answers 500.
+   */
+  failure: z.enum(["asks-more-than-listed", "asks-another-network", "error-before-payment", "fails-after-payment"]).optional(),
+  /** Who is paid, where it is not the merchant account (each channel service and each failing listing has its own payee). */
   payTo: Address.optional(),
   /** A channel service's terms (devnet/README.md, "Channel services"). */
   channel: z

@@ -109,9 +109,10 @@ describe("402 answers", () => {
       // A metered service asks for its ceiling with `upto` (tests/integration/upto-local-world.test.ts).
       scheme: service.scheme ?? "exact",
       network: "eip155:31337",
-      amount: service.amount,
+      // The listing that asks more than it lists: its 402 asks ten times its listed amount.
+      amount: service.failure === "asks-more-than-listed" ? String(BigInt(service.amount ?? "0") * 10n) : service.amount,
       asset: devnet.usdc,
-      payTo: devnet.accounts.merchant.address,
+      payTo: service.payTo ?? devnet.accounts.merchant.address,
       extra: { name: "USD Coin", version: "2" },
     });
     const base = (service: Devnet["services"][number]) => ({
@@ -123,13 +124,21 @@ describe("402 answers", () => {
     // The channel services' 402s (batch-settlement) are checked in batch-settlement-local-world.
     for (const service of devnet.services.filter((entry) => entry.x402Version === 2 && !entry.offline && entry.scheme !== "batch-settlement")) {
       const response = await fetch(serviceUrl(service), exampleInit(service));
+      if (service.failure === "error-before-payment") {
+        expect(response.status, service.name).toBe(500);
+        continue;
+      }
       expect(response.status, service.name).toBe(402);
       const required = decodePaymentRequiredHeader(response.headers.get("payment-required") ?? "");
       expect(required.x402Version).toBe(2);
       // The 402 names the URL the request went to, port included.
       expect(required.resource.url.split("?")[0], service.name).toBe(serviceUrl(service).split("?")[0]);
       const expected =
-        service.name === "air-quality" ? [base(service), local(service)] : service.name === "mainnet-oracle" ? [base(service)] : [local(service)];
+        service.name === "air-quality"
+          ? [base(service), local(service)]
+          : service.name === "mainnet-oracle" || service.name === "tides-mainnet"
+            ? [base(service)]
+            : [local(service)];
       expect(required.accepts, service.name).toMatchObject(expected);
     }
   });

@@ -1,22 +1,24 @@
 /**
- * Discovery that lists only what can be bought, against the local world and a Bazaar that lists,
- * first and cheaper, a copy of its weather service for each way a listing fails: a dead server,
- * terms on another network, a price above its listing, a 500 before the 402, and one that takes
- * the payment and answers 500. Over one database shared by two sets of dependencies (two
- * instances):
+ * Discovery that lists only what can be bought, against the local world's own failing listings
+ * (devnet/README.md, "Listings that fail"): six tide-times listings alike in every word a buyer
+ * matches on, the five that cannot deliver cheaper and listed first: a dead server
+ * (tides-almanac), terms on another network only (tides-mainnet), a 402 asking ten times its
+ * listing (tides-express), a 500 before any 402 (tides-direct), and one that settles the payment
+ * on chain and answers 500 (tides-watch). The Bazaar is the local world's catalogue, served in its
+ * order, with tides-watch held back until the last test. Over one database shared by two sets of
+ * dependencies (two instances):
  *
- * - the chat turn and MCP `ask_agent` buy the real weather service; `discover_services` lists
- *   none of the failing ones (and lists them apart, with their reasons, when asked); nothing is
- *   paid to them;
- * - once the one that takes payment has taken ours and delivered nothing, the next request for
- *   the weather, on the other instance, buys from the real service.
+ * - the chat turn and MCP `ask_agent` buy the real tides service; `discover_services` lists none
+ *   of the failing ones (and lists them apart, with their reasons, when asked); nothing reaches
+ *   their payees on chain;
+ * - once tides-watch has taken our payment and delivered nothing, the next request for tides, on
+ *   the other instance, buys from the real service.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Server } from "node:http";
 import { getAddress, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
@@ -25,7 +27,6 @@ import { createDatabaseStore, lazyDatabase } from "../../lib/store/create-databa
 import { decodeStream, type PaymentEvent, type StreamEvent } from "../../lib/stream";
 import { startChatHarness, userMessage, type ChatHarness } from "../support/chat-harness";
 import { close, listen, sendJson } from "../support/foreign-http";
-import { exactUsdcOption, hostileWorldOf, startHostileService, type HostileService } from "../support/hostile-service";
 import { usdcTransfers } from "../support/usdc-transfers";
 
 type Item = {
@@ -37,24 +38,28 @@ type Item = {
   accepts: Record<string, unknown>[];
   [key: string]: unknown;
 };
+type Listed = { name: string; resource: string; payTo: `0x${string}`; amount: bigint };
 
-const REQUEST = "What is the weather in Lisbon?";
-/** Whoever listed the failing copies is paid here if anything is paid to them. */
-const failingPayee = privateKeyToAccount(generatePrivateKey()).address;
-/** The copy that takes payment and answers 500 is paid here. */
-const takerPayee = privateKeyToAccount(generatePrivateKey()).address;
-const LISTED = "1000";
+const REQUEST = "When is high tide in Brest?";
+/** The local world's failing tide listings that a probe can tell, in its catalogue's order, with the reason each is left out for. */
+const PROBED_FAILURES = {
+  "tides-express": "price-above-listing",
+  "tides-almanac": "unreachable",
+  "tides-mainnet": "unpayable",
+  "tides-direct": "failing",
+} as const;
 const catalogue: Record<"http" | "mcp", Item[]> = { http: [], mcp: [] };
+/** Held back from the Bazaar until the last test. */
+let takerItem: Item;
 
 const database = lazyDatabase({ kind: "pglite" });
 let harness: ChatHarness;
 /** A second instance: its own discovery, prober and caches, the same database. */
 let other: ChatDependencies;
 let bazaar: { server: Server; origin: string };
-let failing: { unpayable: HostileService; dearer: HostileService; taker: HostileService };
-let errors: { server: Server; origin: string; requests: number };
-let deadOrigin: string;
-let real: { resource: string; payTo: string; amount: bigint };
+let real: Listed;
+let taker: Listed;
+let failing: Listed[];
 
 function search(query: string, items: readonly Item[]): Item[] {
   const words = query
@@ -86,28 +91,7 @@ async function devnetItems(facilitatorUrl: string, type: "http" | "mcp"): Promis
   }
 }
 
-/** A copy of the weather listing at another address, cheaper, paying someone else. */
-function copyOf(listing: Item, resource: string, payTo: string = failingPayee): Item {
-  return { ...listing, resource, accepts: listing.accepts.map((option) => ({ ...option, amount: LISTED, payTo })) };
-}
-
 beforeAll(async () => {
-  const weatherRoute = (accepts: Parameters<typeof exactUsdcOption>[1], afterPayment?: { answer: "500"; settle: "now" }) => ({
-    "/weather": { accepts: (world: Parameters<typeof exactUsdcOption>[0]) => [exactUsdcOption(world, accepts)], ...(afterPayment ? { afterPayment } : {}) },
-  });
-  failing = {
-    unpayable: await startHostileService(weatherRoute({ amount: LISTED, payTo: failingPayee, network: "eip155:8453" })),
-    dearer: await startHostileService(weatherRoute({ amount: "100000", payTo: failingPayee })),
-    taker: await startHostileService(weatherRoute({ amount: LISTED, payTo: takerPayee }, { answer: "500", settle: "now" })),
-  };
-  const errorServer = await listen(async (_request, response) => {
-    errors.requests += 1;
-    sendJson(response, 500, { error: "internal" });
-  });
-  errors = { ...errorServer, requests: 0 };
-  const dead = await listen();
-  deadOrigin = dead.origin;
-  await close(dead.server);
   bazaar = await listen(async (request, response, url) => {
     const type = url.searchParams.get("type") === "mcp" ? "mcp" : "http";
     if (url.pathname === "/discovery/search") {
@@ -126,34 +110,32 @@ beforeAll(async () => {
     }
     response.writeHead(404).end();
   });
-  const ports = [failing.unpayable.port, failing.dearer.port, failing.taker.port, new URL(errors.origin).port, new URL(deadOrigin).port];
   harness = await startChatHarness({
-    env: { DISCOVERY_PROBES: "true", OUTBOUND_ALLOWLIST: ports.map((port) => `127.0.0.1:${port}`).join(",") },
+    env: { DISCOVERY_PROBES: "true" },
     store: createDatabaseStore(database),
     network: async (devnet) => {
       const [http, mcp] = await Promise.all([devnetItems(devnet.facilitatorUrl, "http"), devnetItems(devnet.facilitatorUrl, "mcp")]);
-      const weatherUrl = devnet.services.find((service) => service.name === "weather")!.url;
-      const weather = http.find((item) => item.resource === weatherUrl)!;
-      real = { resource: weather.resource, payTo: String(weather.accepts[0]!.payTo), amount: BigInt(String(weather.accepts[0]!.amount)) };
-      catalogue.http = [
-        copyOf(weather, `${deadOrigin}/weather`),
-        copyOf(weather, failing.unpayable.url("/weather")),
-        copyOf(weather, failing.dearer.url("/weather")),
-        copyOf(weather, `${errors.origin}/weather`),
-        ...http,
-      ];
+      const listed = (name: string): Listed => {
+        const service = devnet.services.find((entry) => entry.name === name)!;
+        const item = http.find((entry) => entry.resource === service.url)!;
+        return { name, resource: item.resource, payTo: getAddress(String(item.accepts[0]!.payTo)), amount: BigInt(String(item.accepts[0]!.amount)) };
+      };
+      real = listed("tides");
+      taker = listed("tides-watch");
+      failing = Object.keys(PROBED_FAILURES).map(listed);
+      takerItem = http.find((item) => item.resource === taker.resource)!;
+      catalogue.http = http.filter((item) => item !== takerItem);
       catalogue.mcp = mcp;
       return { facilitatorUrl: bazaar.origin };
     },
   });
-  for (const service of Object.values(failing)) service.configure(hostileWorldOf(harness.devnet, harness.devnet));
   other = createChatDependencies(harness.env, { network: harness.deps.network, store: createDatabaseStore(database), baseModel: harness.deps.baseModel });
 }, 120_000);
 
 afterAll(async () => {
   await harness?.stop();
   await database.close();
-  await Promise.all([...Object.values(failing ?? {}).map((service) => service.close()), bazaar && close(bazaar.server), errors && close(errors.server)]);
+  if (bazaar) await close(bazaar.server);
 });
 
 async function expectPaidToRealService(txHash: string | null | undefined) {
@@ -162,9 +144,10 @@ async function expectPaidToRealService(txHash: string | null | undefined) {
   expect(await usdcTransfers(harness.devnet, txHash as Hex)).toEqual([[agent, getAddress(real.payTo), real.amount]]);
 }
 
-async function expectNothingPaidToTheFailing() {
-  expect(await harness.usdcBalance(failingPayee)).toBe(0n);
-  for (const service of [failing.unpayable, failing.dearer]) expect(service.requests.filter((request) => request.hasPayment)).toEqual([]);
+/** On chain: nothing reached a failing listing's payee (the taker's, once it is listed, only what it took). */
+async function expectNothingPaidToTheFailing(takerTook = 0n) {
+  for (const listing of failing) expect(await harness.usdcBalance(listing.payTo), listing.name).toBe(0n);
+  expect(await harness.usdcBalance(taker.payTo), taker.name).toBe(takerTook);
 }
 
 /** A chat turn on the other instance. */
@@ -181,15 +164,23 @@ async function chatOnOther(content: string) {
   };
 }
 
-const FAILING_COUNTS = { unreachable: expect.any(Number), unpayable: expect.any(Number), "price-above-listing": 1, failing: 1 };
+const FAILING_COUNTS = { unreachable: 1, unpayable: 1, "price-above-listing": 1, failing: 1 };
+const failingResources = () => failing.map((listing) => listing.resource);
 
-describe("discovery against a Bazaar that lists each kind of failing service first", () => {
-  it("the chat turn buys from the real weather service, and the page is told what was left out and why", async () => {
+describe("discovery against a Bazaar that lists each of the local world's failing listings first", () => {
+  it("the catalogue lists the failing tide listings first, each cheaper than the real one", () => {
+    const tides = search(REQUEST, catalogue.http).map((item) => item.resource);
+    expect(tides.slice(0, failing.length)).toEqual(failingResources());
+    expect(tides).toContain(real.resource);
+    for (const listing of [...failing, taker]) expect(listing.amount).toBeLessThan(real.amount);
+  });
+
+  it("the chat turn buys from the real tides service, and the page is told what was left out and why", async () => {
     const result = await harness.chat(userMessage(REQUEST));
     expect(result.finish, result.text).toMatchObject({ finishReason: "payment-complete" });
     const discovered = result.payments.find((payment) => payment.status === "discovered") as PaymentEvent;
     const listed = (discovered.services ?? []).map((service) => service.resource);
-    for (const item of catalogue.http.slice(0, 4)) expect(listed).not.toContain(item.resource);
+    for (const resource of failingResources()) expect(listed).not.toContain(resource);
     expect(discovered.dropped).toMatchObject(FAILING_COUNTS);
     expect(discovered.message).toMatch(/Left out listings that cannot be bought now/);
     // The real service is listed with when it was checked.
@@ -215,21 +206,23 @@ describe("discovery against a Bazaar that lists each kind of failing service fir
     });
 
     it("discover_services lists none of the failing ones, and lists them apart with their reasons when asked", async () => {
-      const found = await call("discover_services", { query: "weather" });
+      const found = await call("discover_services", { query: "high tide" });
       const resources = (found.structuredContent.services as { resource: string }[]).map((service) => service.resource);
       expect(resources).toContain(real.resource);
-      for (const item of catalogue.http.slice(0, 4)) expect(resources).not.toContain(item.resource);
+      for (const resource of failingResources()) expect(resources).not.toContain(resource);
       expect(found.structuredContent.excluded).toBeUndefined();
-      const apart = await call("discover_services", { query: "weather", includeExcluded: true });
+      const apart = await call("discover_services", { query: "high tide", includeExcluded: true });
       const excluded = apart.structuredContent.excluded as { resource: string; reason: string; checkedAt?: string }[];
       const reasonOf = (resource: string) => excluded.find((entry) => entry.resource === resource)?.reason;
-      expect(catalogue.http.slice(0, 4).map((item) => reasonOf(item.resource))).toEqual(["unreachable", "unpayable", "price-above-listing", "failing"]);
+      expect(Object.fromEntries(failing.map((listing) => [listing.name, reasonOf(listing.resource)]))).toEqual(PROBED_FAILURES);
       expect(excluded.every((entry) => typeof entry.checkedAt === "string")).toBe(true);
-      expect(apart.structuredContent.droppedNote).toMatch(/1 asking more than they list, 1 failing before any payment/);
+      expect(apart.structuredContent.droppedNote).toMatch(
+        /1 asking more than they list, 1 that did not answer, 1 whose terms this deployment cannot pay, 1 failing before any payment/,
+      );
     });
 
-    it("ask_agent buys from the real weather service", async () => {
-      const turn = await call("ask_agent", { prompt: REQUEST });
+    it("ask_agent buys from the real tides service", async () => {
+      const turn = await call("ask_agent", { prompt: "When is high tide in Roscoff?" });
       expect(turn.structuredContent).toMatchObject({ finishReason: "payment-complete" });
       const payments = turn.structuredContent.payments as { resource?: string }[];
       expect(payments).toHaveLength(1);
@@ -240,27 +233,22 @@ describe("discovery against a Bazaar that lists each kind of failing service fir
   });
 
   it("after a listing takes a payment and delivers nothing, the next request, on another instance, buys from one that delivers", async () => {
-    // Listed first and cheapest, answering its 402 like the real one: nothing tells it apart before our money does.
-    const taker = copyOf(
-      catalogue.http.find((item) => item.resource === real.resource)!,
-      failing.taker.url("/weather"),
-      takerPayee,
-    );
-    catalogue.http = [taker, ...catalogue.http.slice(4)];
-    const first = await harness.chat(userMessage("What is the weather in Porto?"));
+    // Now listed, cheaper than the real one and answering its 402 like it: nothing tells it apart before our money does.
+    catalogue.http = [takerItem, ...catalogue.http];
+    const first = await harness.chat(userMessage("When is high tide in Brest tomorrow?"));
     expect(first.payments.some((payment) => payment.status === "confirmed" && payment.resource?.startsWith(taker.resource))).toBe(true);
     expect(first.payments.some((payment) => payment.status === "delivered")).toBe(false);
-    await failing.taker.settled();
-    expect(await harness.usdcBalance(takerPayee)).toBe(BigInt(LISTED));
+    // Settled on chain: the taker's payee holds what it took.
+    await expectNothingPaidToTheFailing(taker.amount);
 
-    // Another city: the same request again would be answered from the journal (at most once), not bought again.
-    const next = await chatOnOther("What is the weather in Faro?");
+    // Another harbour: the same request again would be answered from the journal (at most once), not bought again.
+    const next = await chatOnOther("When is high tide in Cherbourg?");
     expect(next.finish).toMatchObject({ finishReason: "payment-complete" });
     const delivered = next.payments.find((payment) => payment.status === "delivered") as PaymentEvent;
     expect(delivered.resource?.startsWith(real.resource)).toBe(true);
     await expectPaidToRealService(next.finish?.txHash);
     const listed = next.payments.find((payment) => payment.status === "discovered")?.services ?? [];
     expect(listed.find((service) => service.resource === taker.resource)?.evidence).toMatchObject({ failedAfterPayment: 1, delivered: 0 });
-    expect(await harness.usdcBalance(takerPayee)).toBe(BigInt(LISTED));
+    await expectNothingPaidToTheFailing(taker.amount);
   });
 });
