@@ -182,6 +182,7 @@ describe("paying every paid service with the official x402 client", () => {
     "stock-quote",
     "archive",
     "air-quality",
+    "tides",
     "guide-lisbon-food",
   ];
   it.each(payable)("pays %s", async (name) => {
@@ -208,7 +209,7 @@ describe("paying every paid service with the official x402 client", () => {
     expect(await balanceOf(payee)).toBe(payeeBefore + price);
   });
 
-  it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own, the metered ones in upto-local-world, the channel ones in batch-settlement-local-world)", () => {
+  it("every paid service has been paid (the list above is complete, the guide catalogue by one of its own, the metered ones in upto-local-world, the channel ones in batch-settlement-local-world, the failing listings in evidence-discovery)", () => {
     const kinds = paid().map((service) => service.group ?? service.name);
     const metered = paid()
       .filter((service) => service.scheme === "upto")
@@ -218,8 +219,12 @@ describe("paying every paid service with the official x402 client", () => {
       .map((service) => service.name);
     expect(metered.sort()).toEqual(["overcharging-summary", "row-meter", "text-meter"]);
     expect(channels.sort()).toEqual(["deposit-trap", "greedy-ticks", "tick-feed", "word-lookup"]);
+    const failing = paid()
+      .filter((service) => service.failure !== undefined)
+      .map((service) => service.name);
+    expect(failing.sort()).toEqual(["tides-direct", "tides-express", "tides-mainnet", "tides-watch"]);
     expect([...new Set(kinds)].sort()).toEqual(
-      [...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered, ...channels].sort(),
+      [...payable.filter((name) => !name.startsWith("guide-")), "city-guides", "mainnet-oracle", ...metered, ...channels, ...failing].sort(),
     );
   });
 
