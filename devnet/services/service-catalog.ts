@@ -262,12 +262,14 @@ export const DEMO_SERVICES: readonly DemoService[] = [
   }),
   // One need, listed six times: five listings that cannot deliver, each cheaper than the one that
   // does and each listed before it, alike in every word a buyer matches on (devnet/README.md).
-  tideListing({ name: "tides-express", serviceName: "Devnet Tides Express", path: "/tides/express", price: usdc("0.003"), failure: "asks-more-than-listed" }),
-  tideListing({ name: "tides-almanac", serviceName: "Devnet Tides Almanac", path: "/tides/almanac", price: usdc("0.004"), alwaysOffline: true }),
-  tideListing({ name: "tides-mainnet", serviceName: "Devnet Tides Mainnet", path: "/tides/mainnet", price: usdc("0.006"), failure: "asks-another-network" }),
-  tideListing({ name: "tides-direct", serviceName: "Devnet Tides Direct", path: "/tides/direct", price: usdc("0.007"), failure: "error-before-payment" }),
-  tideListing({ name: "tides-watch", serviceName: "Devnet Tides Watch", path: "/tides/watch", price: usdc("0.008"), failure: "fails-after-payment" }),
-  tideListing({ name: "tides", serviceName: "Devnet Tides", path: "/tides", price: usdc("0.009") }),
+  // Priced above the five cheapest publishers, so that the empty chat's suggestions (one per
+  // publisher, cheapest first) never offer one that takes the money and fails.
+  tideListing({ name: "tides-express", serviceName: "Devnet Tides Express", path: "/tides/express", price: usdc("0.022"), failure: "asks-more-than-listed" }),
+  tideListing({ name: "tides-almanac", serviceName: "Devnet Tides Almanac", path: "/tides/almanac", price: usdc("0.023"), alwaysOffline: true }),
+  tideListing({ name: "tides-mainnet", serviceName: "Devnet Tides Mainnet", path: "/tides/mainnet", price: usdc("0.024"), failure: "asks-another-network" }),
+  tideListing({ name: "tides-direct", serviceName: "Devnet Tides Direct", path: "/tides/direct", price: usdc("0.026"), failure: "error-before-payment" }),
+  tideListing({ name: "tides-watch", serviceName: "Devnet Tides Watch", path: "/tides/watch", price: usdc("0.027"), failure: "fails-after-payment" }),
+  tideListing({ name: "tides", serviceName: "Devnet Tides", path: "/tides", price: usdc("0.028") }),
 ];
 
 /**
