@@ -69,19 +69,30 @@ async function startService(service: DemoService, host: ServiceHost | undefined,
     facilitatorTimeoutMs: options.facilitatorTimeoutMs,
     origin,
   };
-  const handler =
-    service.offers === "foreign-only"
-      ? createUnpayableServiceHandler(service, url, terms)
-      : service.x402Version === 1
-        ? createV1ServiceHandler({ ...shared, resourceUrl: url })
-        : service.failure === "asks-more-than-listed"
-          ? listedBelowItsPrice(await createV2ServiceHandler({ ...shared, service: { ...service, price: service.price * ASKS_TIMES_LISTED } }), service.price)
-          : service.failure === "asks-another-network"
-            ? { ...createUnpayableServiceHandler(service, url, terms), accepts: (await createV2ServiceHandler(shared)).accepts }
-            : service.failure === "error-before-payment"
-              ? failingBeforePayment(await createV2ServiceHandler(shared))
-              : await createV2ServiceHandler(shared);
+  const handler = await handlerFor(service, url, terms, shared);
   return { service, url, handler, host };
+}
+
+/** The service's handler for its protocol, its offers and, for a failing listing, its failure. */
+async function handlerFor(
+  service: DemoService,
+  url: string,
+  terms: PaymentTerms,
+  shared: Parameters<typeof createV2ServiceHandler>[0],
+): Promise<PaidServiceHandler> {
+  if (service.offers === "foreign-only") return createUnpayableServiceHandler(service, url, terms);
+  if (service.x402Version === 1) return createV1ServiceHandler({ ...shared, resourceUrl: url });
+  switch (service.failure) {
+    case "asks-more-than-listed":
+      return listedBelowItsPrice(await createV2ServiceHandler({ ...shared, service: { ...service, price: service.price * ASKS_TIMES_LISTED } }), service.price);
+    case "asks-another-network":
+      // Listed with the local terms a v2 service would offer; its 402 names only another network.
+      return { ...createUnpayableServiceHandler(service, url, terms), accepts: (await createV2ServiceHandler(shared)).accepts };
+    case "error-before-payment":
+      return failingBeforePayment(await createV2ServiceHandler(shared));
+    default:
+      return createV2ServiceHandler(shared);
+  }
 }
 
 /**
