@@ -9,11 +9,14 @@ import { BaseError, ContractFunctionRevertedError, createPublicClient, createWal
 import { localAccount } from "../crypto/secp256k1";
 import { PERMIT2, viemGrantTypedData, type GrantPermit } from "./grant-permit";
 
-const permit2Abi = parseAbi([
+export const permit2Abi = parseAbi([
   "struct PermitDetails { address token; uint160 amount; uint48 expiration; uint48 nonce; }",
   "struct PermitSingle { PermitDetails details; address spender; uint256 sigDeadline; }",
   "function permit(address owner, PermitSingle permitSingle, bytes signature)",
   "function allowance(address owner, address token, address spender) view returns (uint160 amount, uint48 expiration, uint48 nonce)",
+  "function transferFrom(address from, address to, uint160 amount, address token)",
+  "error InsufficientAllowance(uint256 amount)",
+  "error AllowanceExpired(uint256 deadline)",
   "error InvalidNonce()",
   "error SignatureExpired(uint256 signatureDeadline)",
   "error InvalidSigner()",
@@ -39,7 +42,10 @@ export interface GrantChain {
   submitPermit(owner: `0x${string}`, permit: GrantPermit, signature: Hex): Promise<SubmitOutcome>;
 }
 
-export function createGrantChain(options: { rpcUrl: string; chainId: number; usdc: `0x${string}`; relayerPrivateKey: Hex; timeoutMs?: number }): GrantChain {
+export type RelayerOptions = { rpcUrl: string; chainId: number; usdc: `0x${string}`; relayerPrivateKey: Hex; timeoutMs?: number };
+
+/** A reader of the chain (no cached block number) and the relayer's writer. */
+export function relayerClients(options: RelayerOptions) {
   const chain = defineChain({
     id: options.chainId,
     name: `chain ${options.chainId}`,
@@ -47,9 +53,12 @@ export function createGrantChain(options: { rpcUrl: string; chainId: number; usd
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
   const transport = http(options.rpcUrl, { timeout: options.timeoutMs ?? 10_000, retryCount: 1 });
-  const reader = createPublicClient({ chain, transport, cacheTime: 0 });
   const relayer = localAccount(options.relayerPrivateKey);
-  const writer = createWalletClient({ chain, transport, account: relayer });
+  return { reader: createPublicClient({ chain, transport, cacheTime: 0 }), relayer, writer: createWalletClient({ chain, transport, account: relayer }) };
+}
+
+export function createGrantChain(options: RelayerOptions): GrantChain {
+  const { reader, relayer, writer } = relayerClients(options);
   return {
     nowSeconds: async () => (await reader.getBlock({ blockTag: "latest" })).timestamp,
     async allowance(owner) {
