@@ -85,7 +85,7 @@ export type ApiKeysTable = {
   revoked_at: Millis | null;
 };
 
-/** Grants (migration 0013, lib/grants): a Permit2 allowance a user signed once, and who may spend it. */
+/** Grants (migration 0014, lib/grants): a Permit2 allowance a user signed once, and who may spend it. */
 export type GrantsTable = {
   id: string;
   wallet_address: string;

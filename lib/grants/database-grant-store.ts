@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * Grants in the database (`grants`, migration 0013), shared by every instance and kept across
+ * Grants in the database (`grants`, migration 0014), shared by every instance and kept across
  * restarts. A row holds the sha256 of the token's secret, never the token. Times that decide
  * anything come from the database's clock (`db_now_ms()`) unless a test passes one.
  */

@@ -6,11 +6,15 @@
  * The typed data is JSON (integers as decimal strings), so any EIP-712 signer can sign it as
  * it arrives: viem's `signTypedData`, a browser wallet, `npm run sign-grant`.
  */
-import { PERMIT2_ADDRESS } from "@x402/evm";
 import { getAddress } from "viem";
 import { z } from "zod";
 
-export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
+/**
+ * Uniswap's Permit2, at its canonical address on every chain (the local world places it there
+ * too). Written out rather than imported from `@x402/evm`, which a browser page should not
+ * load for one constant; grant-permit.test.ts checks the two agree.
+ */
+export const PERMIT2 = getAddress("0x000000000022D473030F116dDEE9F6B43aC78BA3");
 
 /** Permit2's AllowanceTransfer types (IAllowanceTransfer.sol, PermitHash.sol). */
 export const PERMIT_SINGLE_TYPES = {

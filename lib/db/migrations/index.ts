@@ -23,7 +23,7 @@ import { databaseClockMigration } from "./0009_database_clock";
 import { paymentsByRequestMigration } from "./0010_payments_by_request";
 import { uptoSettlementMigration } from "./0011_upto_settlement";
 import { listingEvidenceMigration } from "./0012_listing_evidence";
-import { grantsMigration } from "./0013_grants";
+import { grantsMigration } from "./0014_grants";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -39,7 +39,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0010_payments_by_request": paymentsByRequestMigration,
   "0011_upto_settlement": uptoSettlementMigration,
   "0012_listing_evidence": listingEvidenceMigration,
-  "0013_grants": grantsMigration,
+  "0014_grants": grantsMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * Migration 0013: grants, budgets a user signed once as a Permit2 allowance to the agent's
+ * Migration 0014: grants, budgets a user signed once as a Permit2 allowance to the agent's
  * relayer (lib/grants). One row per submitted permit; a wallet's nonce is used once, so the same
  * permit cannot become two grants. `secret_hash` is the sha256 of the grant token's secret; the
  * token is never stored. What a grant spent is not here: it is the ledger's scope `grant:<id>`.
