@@ -47,6 +47,10 @@ export const EnvSchema = z
     /** What people read for the network; default: the preset's name, or `Chain <id>`. */
     NETWORK_LABEL: networkLabel.optional(),
     AGENT_PRIVATE_KEY: privateKey.optional(),
+    /** The account that submits grants' permits and pulls from them (pays their gas); unset means AGENT_PRIVATE_KEY's. */
+    GRANT_RELAYER_PRIVATE_KEY: privateKey.optional(),
+    /** The most one grant may allow, USDC. */
+    GRANT_MAX_AMOUNT: usdcAmount.default(100_000_000n),
     QUOTE_SECRET: z.string().min(32, "must be at least 32 characters of random text").optional(),
     OPENAI_API_KEY: z.string().min(1).optional(),
     OPENAI_BASE_URL: z.url().optional(),

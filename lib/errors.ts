@@ -86,6 +86,12 @@ export const ERROR_DEFINITIONS = {
     message:
       "A request with this Idempotency-Key is still running, or the server running it stopped. Wait the seconds in Retry-After, then send it again: you get its outcome or a fresh run, never a second payment.",
   },
+  "conflict:grant_used": {
+    status: 409,
+    title: "Permit already used",
+    message: "This permit was already submitted: its Permit2 nonce is used. Prepare a new grant to change it.",
+  },
+  not_found: { status: 404, title: "Not found", message: "Nothing by that name exists for you." },
   rate_limited: {
     status: 429,
     title: "Too many requests",
@@ -110,6 +116,11 @@ export const ERROR_DEFINITIONS = {
     status: 503,
     title: "Spending ledger unavailable",
     message: "Payments are paused because the spending ledger cannot be reached. Try again shortly.",
+  },
+  "unavailable:chain": {
+    status: 503,
+    title: "Chain unavailable",
+    message: "The chain could not be reached, or it refused the transaction. Nothing was granted; try again shortly.",
   },
   "unavailable:not_configured": {
     status: 503,

@@ -1,13 +1,10 @@
 import "server-only";
 /**
- * Operator API keys: what a key is, and the format of its token. A token is
- * `x402k_<id>_<secret>`: the prefix makes a leaked token recognisable (secret scanners, logs),
- * the id finds the row without scanning, and the secret (32 random bytes, base64url) is what
- * proves possession. Only a hash of the secret is stored; the token is shown once, at creation.
+ * Operator API keys: what a key is, and its token, `x402k_<id>_<secret>` (lib/auth/secret-token.ts:
+ * only a hash of the secret is stored; the token is shown once, at creation).
  */
-import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { sameSecret } from "../auth/same-secret";
+import { hashSecret, secretMatches, secretTokens, type ParsedSecretToken } from "../auth/secret-token";
 
 /** USDC base units (6 decimals). */
 export type CallerBudget = { perPayment: bigint; perRequest: bigint; daily: bigint };
@@ -42,52 +39,18 @@ export interface ApiKeyStore {
   check(token: string, now?: number): Promise<KeyCheck>;
 }
 
-export const TOKEN_PREFIX = "x402k_";
-const ID_BYTES = 8;
-const SECRET_BYTES = 32;
+const tokens = secretTokens("x402k_");
+export const TOKEN_PREFIX = tokens.prefix;
 
 /** 16 lowercase hex digits: no underscore, so the token splits unambiguously. */
 export const ApiKeyId = z.string().regex(/^[0-9a-f]{16}$/);
 
-// base64url of 32 bytes is exactly 43 characters. The length cap runs first, so a huge header
-// costs nothing before it is refused.
-const Token = z
-  .string()
-  .max(TOKEN_PREFIX.length + 16 + 1 + 43)
-  .regex(/^x402k_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/);
-
-export type ParsedToken = { id: string; secret: string };
+export type ParsedToken = ParsedSecretToken;
 
 /** The id and secret of a well-formed token; undefined for anything else (never throws). */
-export function parseToken(token: unknown): ParsedToken | undefined {
-  const parsed = Token.safeParse(token);
-  if (!parsed.success) return undefined;
-  const [, id, secret] = /^x402k_([0-9a-f]{16})_(.+)$/.exec(parsed.data) ?? [];
-  return id && secret ? { id, secret } : undefined;
-}
+export const parseToken = (token: unknown): ParsedToken | undefined => tokens.parse(token);
 
 /** A fresh id and secret, and the token that carries them. */
-export function mintToken(): ParsedToken & { token: string } {
-  const id = randomBytes(ID_BYTES).toString("hex");
-  const secret = randomBytes(SECRET_BYTES).toString("base64url");
-  return { id, secret, token: `${TOKEN_PREFIX}${id}_${secret}` };
-}
+export const mintToken = (): ParsedToken & { token: string } => tokens.mint();
 
-/**
- * The stored form of a secret: sha256, hex. A slow password hash (bcrypt, scrypt, argon2)
- * exists to make guessing low-entropy human passwords expensive; this secret is 256 bits from
- * the operating system's CSPRNG, so no guessing is feasible whatever the hash, and a fast hash
- * keeps `check`, which runs on every request, from being a lever for denial of service.
- */
-export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
-}
-
-/** A hash no secret has, compared against when the id is unknown so both paths do the same work. */
-const NO_HASH = "0".repeat(64);
-
-/** Whether `secret` matches the stored hash, in constant time (see lib/auth/same-secret.ts). */
-export function secretMatches(secret: string, storedHash: string | undefined): boolean {
-  const matches = sameSecret(hashSecret(secret), storedHash ?? NO_HASH);
-  return matches && storedHash !== undefined;
-}
+export { hashSecret, secretMatches };

@@ -87,6 +87,20 @@ export type ApiKeysTable = {
   revoked_at: Millis | null;
 };
 
+/** Grants (migration 0014, lib/grants): a Permit2 allowance a user signed once, and who may spend it. */
+export type GrantsTable = {
+  id: string;
+  wallet_address: string;
+  amount: Numeric;
+  expires_at: Millis;
+  nonce: Numeric;
+  permit_transaction: string;
+  secret_hash: string;
+  created_at: Millis;
+  revoked_at: Millis | null;
+  replaced_by: string | null;
+};
+
 /** Evidence about a listing (migration 0012, lib/evidence): the last probe's verdict and the probe claim. */
 export type ListingEvidenceTable = {
   listing_key: string;
@@ -106,4 +120,5 @@ export type Database = {
   idempotency_keys: IdempotencyKeysTable;
   api_keys: ApiKeysTable;
   listing_evidence: ListingEvidenceTable;
+  grants: GrantsTable;
 };

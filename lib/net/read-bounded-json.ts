@@ -5,6 +5,7 @@
  * body, not the pause between chunks, because a byte every few seconds would pass any pause
  * limit while holding the request open.
  */
+import type { z } from "zod";
 import { AppError } from "../errors";
 
 export type ReadBoundedJsonOptions = { maxBytes: number; timeoutMs: number };
@@ -57,4 +58,11 @@ export async function readBoundedJson(request: Request, { maxBytes, timeoutMs }:
   } catch {
     throw new AppError("bad_request:json");
   }
+}
+
+/** Reads the body as `readBoundedJson` does and checks it with `schema`: a refusal names each field. */
+export async function readBoundedBody<Schema extends z.ZodType>(request: Request, schema: Schema, limits: ReadBoundedJsonOptions): Promise<z.output<Schema>> {
+  const parsed = schema.safeParse(await readBoundedJson(request, limits));
+  if (parsed.success) return parsed.data;
+  throw new AppError("bad_request:body", { errors: parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })) });
 }

@@ -8,6 +8,8 @@ import "server-only";
  */
 import { DatabaseApiKeyStore } from "../access/database-api-key-store";
 import type { ApiKeyStore } from "../access/api-keys";
+import { DatabaseGrantStore } from "../grants/database-grant-store";
+import type { GrantStore } from "../grants/grants";
 import { openDatabase, type AppDatabase, type OpenDatabaseOptions } from "../db/open-database";
 import { DatabaseEvidenceStore } from "../evidence/database-evidence-store";
 import type { EvidenceStore } from "../evidence/evidence-store";
@@ -59,6 +61,7 @@ export function createDatabaseStore(database: LazyDatabase, rateLimiter: RateLim
     journal: database.journal,
     evidence: deferred<EvidenceStore>(async () => new DatabaseEvidenceStore((await database.open()).db)),
     apiKeys: deferred<ApiKeyStore>(async () => new DatabaseApiKeyStore((await database.open()).db)),
+    grants: deferred<GrantStore>(async () => new DatabaseGrantStore((await database.open()).db)),
     rateLimiter,
     ping: async () => {
       await database.open();

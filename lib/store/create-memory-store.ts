@@ -7,6 +7,7 @@ import { MemoryLedger } from "./memory-ledger";
 import { MemoryRateLimiter } from "./memory-rate-limiter";
 import { MemoryJournal } from "../journal/memory-journal";
 import { MemoryApiKeyStore } from "../access/memory-api-key-store";
+import { MemoryGrantStore } from "../grants/memory-grant-store";
 import { MemoryEvidenceStore } from "../evidence/memory-evidence-store";
 import type { Store } from "./store-types";
 
@@ -26,6 +27,7 @@ export function createMemoryStore(): Store {
     journal,
     evidence: new MemoryEvidenceStore(journal),
     apiKeys: new MemoryApiKeyStore(),
+    grants: new MemoryGrantStore(),
     ping: async () => {},
     close: async () => {},
   };

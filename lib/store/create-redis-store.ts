@@ -10,6 +10,7 @@ import { RedisRateLimiter } from "./redis-rate-limiter";
 import type { PaymentJournal } from "../journal/payment-journal";
 import { MemoryEvidenceStore } from "../evidence/memory-evidence-store";
 import { MemoryApiKeyStore } from "../access/memory-api-key-store";
+import { MemoryGrantStore } from "../grants/memory-grant-store";
 import type { Store } from "./store-types";
 
 export type RedisStoreOptions = RedisConnectionOptions & {
@@ -42,6 +43,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     // restart and are not seen by other instances. With DATABASE_URL (create-store.ts) they
     // are in the database.
     apiKeys: new MemoryApiKeyStore(),
+    grants: new MemoryGrantStore(),
     ping: async () => {
       await connection.run((client) => client.ping());
     },

@@ -7,6 +7,7 @@ import type { IdempotencyRecord } from "./idempotency-record";
 import type { PaymentJournal } from "../journal/payment-journal";
 import type { ApiKeyStore } from "../access/api-keys";
 import type { EvidenceStore } from "../evidence/evidence-store";
+import type { GrantStore } from "../grants/grants";
 
 /** How far back the daily limit looks: a rolling 24 hours, not a calendar day. */
 export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -185,6 +186,8 @@ export type Store = {
   evidence: EvidenceStore;
   /** The operator's API keys (lib/access): in the database when there is one, else in memory. */
   apiKeys: ApiKeyStore;
+  /** Budgets users signed once (lib/grants): in the database when there is one, else in memory. */
+  grants: GrantStore;
   /** Resolves when the store answers; rejects with AppError "unavailable:store" otherwise. */
   ping(): Promise<void>;
   /** Releases connections; the store must not be used afterwards. */

@@ -24,6 +24,7 @@ import { paymentsByRequestMigration } from "./0010_payments_by_request";
 import { uptoSettlementMigration } from "./0011_upto_settlement";
 import { listingEvidenceMigration } from "./0012_listing_evidence";
 import { paymentStatusClockMigration } from "./0013_payment_status_clock";
+import { grantsMigration } from "./0014_grants";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -40,6 +41,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0011_upto_settlement": uptoSettlementMigration,
   "0012_listing_evidence": listingEvidenceMigration,
   "0013_payment_status_clock": paymentStatusClockMigration,
+  "0014_grants": grantsMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

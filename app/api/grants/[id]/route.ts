@@ -1,0 +1,11 @@
+import { getChatDependencies } from "@/lib/chat/chat-dependencies";
+import { grantsDependenciesOf } from "@/lib/chat/grants-dependencies";
+import { handleRevokeGrant } from "@/lib/grants/handle-grants-request";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function DELETE(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
+  const { id } = await context.params;
+  return handleRevokeGrant(request, id, () => grantsDependenciesOf(getChatDependencies()));
+}

@@ -1,0 +1,95 @@
+import "server-only";
+/**
+ * Grants in the database (`grants`, migration 0014), shared by every instance and kept across
+ * restarts. A row holds the sha256 of the token's secret, never the token. Times that decide
+ * anything come from the database's clock (`db_now_ms()`) unless a test passes one.
+ */
+import { sql, type Kysely, type Selectable } from "kysely";
+import { getAddress } from "viem";
+import { hashSecret, secretMatches } from "../auth/secret-token";
+import type { Database, GrantsTable } from "../db/schema";
+import { grantTokens, isGrantId, newestFirst, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
+
+export class DatabaseGrantStore implements GrantStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(input: NewGrant): Promise<{ grant: GrantRecord; token: string } | "duplicate"> {
+    const { id, secret, token } = grantTokens.mint();
+    const wallet = input.walletAddress.toLowerCase();
+    const createdAt = input.now === undefined ? sql<number>`db_now_ms()` : sql<number>`${input.now}::bigint`;
+    // One statement: the new grant, and the wallet's earlier grants ended by it (Permit2 keeps
+    // one allowance per owner and spender, which the new permit has just replaced). A second
+    // submission of the same permit (same wallet and nonce) inserts nothing and ends nothing.
+    const { rows } = await sql<Selectable<GrantsTable>>`
+      WITH inserted AS (
+        INSERT INTO grants (id, wallet_address, amount, expires_at, nonce, permit_transaction, secret_hash, created_at)
+        VALUES (${id}, ${wallet}, ${input.amount.toString()}, ${input.expiresAt}, ${input.nonce.toString()},
+          ${input.permitTransaction}, ${hashSecret(secret)}, ${createdAt})
+        ON CONFLICT (wallet_address, nonce) DO NOTHING
+        RETURNING *
+      ), ended AS (
+        UPDATE grants SET replaced_by = (SELECT id FROM inserted)
+        WHERE wallet_address = ${wallet} AND replaced_by IS NULL AND EXISTS (SELECT 1 FROM inserted)
+      )
+      SELECT * FROM inserted`.execute(this.db);
+    const row = rows[0];
+    return row ? { grant: toRecord(row), token } : "duplicate";
+  }
+
+  async get(id: string): Promise<GrantRecord | undefined> {
+    if (!isGrantId(id)) return undefined;
+    const row = await this.db.selectFrom("grants").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async list(walletAddress: `0x${string}`): Promise<GrantRecord[]> {
+    const rows = await this.db
+      .selectFrom("grants")
+      .selectAll()
+      .where("wallet_address", "=", walletAddress.toLowerCase())
+      .orderBy("created_at", "desc")
+      .execute();
+    return rows.map(toRecord).sort(newestFirst);
+  }
+
+  async revoke(id: string, walletAddress: `0x${string}`, now?: number): Promise<"revoked" | "already-revoked" | "not-found"> {
+    if (!isGrantId(id)) return "not-found";
+    const wallet = walletAddress.toLowerCase();
+    // One conditional UPDATE: of two concurrent revokes exactly one reports "revoked".
+    const updated = await this.db
+      .updateTable("grants")
+      .set({ revoked_at: now === undefined ? sql<number>`db_now_ms()` : now })
+      .where("id", "=", id)
+      .where("wallet_address", "=", wallet)
+      .where("revoked_at", "is", null)
+      .returning("id")
+      .executeTakeFirst();
+    if (updated) return "revoked";
+    const exists = await this.db.selectFrom("grants").select("id").where("id", "=", id).where("wallet_address", "=", wallet).executeTakeFirst();
+    return exists ? "already-revoked" : "not-found";
+  }
+
+  async check(token: string): Promise<GrantCheck> {
+    const parsed = grantTokens.parse(token);
+    if (!parsed) return { ok: false, reason: "malformed" };
+    const row = await this.db.selectFrom("grants").selectAll().where("id", "=", parsed.id).executeTakeFirst();
+    if (!secretMatches(parsed.secret, row?.secret_hash) || !row) return { ok: false, reason: "unknown" };
+    return { ok: true, grant: toRecord(row) };
+  }
+}
+
+// Numeric and bigint columns arrive as strings from Postgres and may be numbers or bigints
+// from PGlite (lib/db/schema.ts), so each is converted explicitly.
+function toRecord(row: Selectable<GrantsTable>): GrantRecord {
+  return {
+    id: row.id,
+    walletAddress: getAddress(row.wallet_address),
+    amount: BigInt(row.amount),
+    expiresAt: Number(row.expires_at),
+    nonce: BigInt(row.nonce),
+    permitTransaction: row.permit_transaction as `0x${string}`,
+    createdAt: Number(row.created_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    replacedBy: row.replaced_by,
+  };
+}

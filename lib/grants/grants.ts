@@ -1,0 +1,73 @@
+/**
+ * Grants: budgets a user signed once (a Permit2 allowance to the agent's relayer), as the
+ * server records them. The chain holds the allowance; a grant row holds who may spend it (the
+ * holder of its token, or a session of its wallet), until when, and whether the user revoked
+ * it here. What a grant has spent is a budget scope of the spending ledger (`grantScope`), so a
+ * grant is reserved in the same atomic step as the user's other budgets, on every instance.
+ */
+import { secretTokens } from "../auth/secret-token";
+
+/** Times are epoch milliseconds; amounts USDC base units. */
+export type GrantRecord = {
+  id: string;
+  walletAddress: `0x${string}`;
+  amount: bigint;
+  /** The permit's expiration (the chain's time), in epoch milliseconds. */
+  expiresAt: number;
+  /** The Permit2 nonce the permit used: one grant per nonce and wallet. */
+  nonce: bigint;
+  /** The relayer's `Permit2.permit` transaction. */
+  permitTransaction: `0x${string}`;
+  createdAt: number;
+  revokedAt: number | null;
+  /**
+   * A later grant of the same wallet: Permit2 keeps one allowance per owner, token and spender,
+   * so a new permit replaces the old amount and expiry on chain, and the old grant ends.
+   */
+  replacedBy: string | null;
+};
+
+export type GrantState = "active" | "revoked" | "replaced" | "expired";
+
+export type NewGrant = Pick<GrantRecord, "walletAddress" | "amount" | "expiresAt" | "nonce" | "permitTransaction"> & { now?: number };
+
+export type GrantCheck = { ok: true; grant: GrantRecord } | { ok: false; reason: "malformed" | "unknown" };
+
+export interface GrantStore {
+  /**
+   * Records a submitted permit and ends the wallet's earlier grants (`replacedBy`), in one
+   * step. The token is returned once and never stored. "duplicate" when this wallet's nonce is
+   * already a grant (the same permit twice).
+   */
+  create(grant: NewGrant): Promise<{ grant: GrantRecord; token: string } | "duplicate">;
+  get(id: string): Promise<GrantRecord | undefined>;
+  /** The wallet's grants, newest first. */
+  list(walletAddress: `0x${string}`): Promise<GrantRecord[]>;
+  /** Only the wallet's own grant; the first revocation time is the one kept. */
+  revoke(id: string, walletAddress: `0x${string}`, now?: number): Promise<"revoked" | "already-revoked" | "not-found">;
+  /** The grant a token names, if the token is its own (constant time, like API keys). */
+  check(token: string): Promise<GrantCheck>;
+}
+
+export const grantTokens = secretTokens("x402g_");
+
+/** A grant id: 16 hex digits, as in its token. */
+export function isGrantId(id: string): boolean {
+  return /^[0-9a-f]{16}$/.test(id);
+}
+
+/** The ledger scope a grant's spending is counted in. */
+export function grantScope(id: string): string {
+  return `grant:${id}`;
+}
+
+/** A grant's state at `now` (epoch milliseconds). */
+export function grantState(grant: GrantRecord, now: number): GrantState {
+  if (grant.revokedAt !== null) return "revoked";
+  if (grant.replacedBy !== null) return "replaced";
+  return now >= grant.expiresAt ? "expired" : "active";
+}
+
+export function newestFirst(left: GrantRecord, right: GrantRecord): number {
+  return right.createdAt - left.createdAt || (right.id > left.id ? 1 : right.id < left.id ? -1 : 0);
+}

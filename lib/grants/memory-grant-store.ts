@@ -1,0 +1,64 @@
+/**
+ * Grants in process memory: for tests, and for a store with no database, where grants live only
+ * as long as the process that recorded them.
+ */
+import { getAddress } from "viem";
+import { hashSecret, secretMatches } from "../auth/secret-token";
+import { resolveNow } from "../clock";
+import { grantTokens, newestFirst, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
+
+type StoredGrant = { grant: GrantRecord; secretHash: string };
+
+export class MemoryGrantStore implements GrantStore {
+  private readonly grants = new Map<string, StoredGrant>();
+
+  async create(input: NewGrant): Promise<{ grant: GrantRecord; token: string } | "duplicate"> {
+    const wallet = input.walletAddress.toLowerCase();
+    const mine = [...this.grants.values()].filter((stored) => stored.grant.walletAddress.toLowerCase() === wallet);
+    if (mine.some((stored) => stored.grant.nonce === input.nonce)) return "duplicate";
+    const { id, secret, token } = grantTokens.mint();
+    const grant: GrantRecord = {
+      id,
+      walletAddress: getAddress(input.walletAddress),
+      amount: input.amount,
+      expiresAt: input.expiresAt,
+      nonce: input.nonce,
+      permitTransaction: input.permitTransaction,
+      createdAt: resolveNow(input.now),
+      revokedAt: null,
+      replacedBy: null,
+    };
+    for (const stored of mine) stored.grant.replacedBy ??= id;
+    this.grants.set(id, { grant, secretHash: hashSecret(secret) });
+    return { grant: { ...grant }, token };
+  }
+
+  async get(id: string): Promise<GrantRecord | undefined> {
+    const stored = this.grants.get(id);
+    return stored ? { ...stored.grant } : undefined;
+  }
+
+  async list(walletAddress: `0x${string}`): Promise<GrantRecord[]> {
+    const wallet = walletAddress.toLowerCase();
+    return [...this.grants.values()]
+      .filter((stored) => stored.grant.walletAddress.toLowerCase() === wallet)
+      .map((stored) => ({ ...stored.grant }))
+      .sort(newestFirst);
+  }
+
+  async revoke(id: string, walletAddress: `0x${string}`, now?: number): Promise<"revoked" | "already-revoked" | "not-found"> {
+    const stored = this.grants.get(id);
+    if (!stored || stored.grant.walletAddress.toLowerCase() !== walletAddress.toLowerCase()) return "not-found";
+    if (stored.grant.revokedAt !== null) return "already-revoked";
+    stored.grant.revokedAt = resolveNow(now);
+    return "revoked";
+  }
+
+  async check(token: string): Promise<GrantCheck> {
+    const parsed = grantTokens.parse(token);
+    if (!parsed) return { ok: false, reason: "malformed" };
+    const stored = this.grants.get(parsed.id);
+    if (!secretMatches(parsed.secret, stored?.secretHash) || !stored) return { ok: false, reason: "unknown" };
+    return { ok: true, grant: { ...stored.grant } };
+  }
+}
