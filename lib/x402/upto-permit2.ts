@@ -10,6 +10,7 @@ import { PERMIT2_ADDRESS, uptoPermit2WitnessTypes, x402UptoPermit2ProxyAddress }
 import { getAddress, recoverTypedDataAddress, type Hex } from "viem";
 import { Permit2WitnessTypedData } from "../stream/permit2-typed-data";
 import type { PayableRequirement } from "./payment-requirements";
+import { uptoTermsOf } from "./schemes/upto-offer";
 
 /** Permit2, at its canonical address on every chain (the local world places it there too). */
 export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
@@ -42,13 +43,10 @@ export function permit2NonceBit(nonce: bigint): { word: bigint; bit: bigint } {
   return { word: nonce >> 8n, bit: 1n << (nonce & 0xffn) };
 }
 
-/** The facilitator an upto option names: the only account its permit lets settle. */
-function facilitatorOf(option: PayableRequirement): `0x${string}` {
-  if (!option.upto) throw new TypeError("not an upto option");
-  return option.upto.facilitator;
-}
-
-/** The typed data a wallet signs for an upto option: the ceiling is the option's `amount`. */
+/**
+ * The typed data a wallet signs for an upto option: the ceiling is the option's `amount`, and
+ * the facilitator its terms name (the only account the permit lets settle) is in the witness.
+ */
 export function buildUptoTypedData(option: PayableRequirement, chainId: number, window: UptoPermitWindow): UptoPermitTypedData {
   return {
     domain: { name: "Permit2", chainId, verifyingContract: PERMIT2 },
@@ -63,7 +61,7 @@ export function buildUptoTypedData(option: PayableRequirement, chainId: number, 
       spender: UPTO_PROXY,
       nonce: permit2NonceOf(window.nonce).toString(),
       deadline: window.deadline.toString(),
-      witness: { to: getAddress(option.payTo), facilitator: getAddress(facilitatorOf(option)), validAfter: window.validAfter.toString() },
+      witness: { to: getAddress(option.payTo), facilitator: getAddress(uptoTermsOf(option).facilitator), validAfter: window.validAfter.toString() },
     },
   };
 }
