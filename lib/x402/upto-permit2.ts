@@ -9,6 +9,8 @@
 import { PERMIT2_ADDRESS, uptoPermit2WitnessTypes, x402UptoPermit2ProxyAddress } from "@x402/evm";
 import { getAddress, recoverTypedDataAddress, type Hex } from "viem";
 import { Permit2WitnessTypedData } from "../stream/permit2-typed-data";
+import type { PaymentPayload, ResourceInfo } from "@x402/core/types";
+import { acceptedRequirementsOf } from "./payment-payload";
 import type { PayableRequirement } from "./payment-requirements";
 import { uptoTermsOf } from "./schemes/upto-offer";
 
@@ -102,13 +104,13 @@ export async function recoverUptoSigner(typedData: UptoPermitTypedData, signatur
  */
 export function buildUptoPaymentPayload(
   option: PayableRequirement,
-  resource: Record<string, unknown> | undefined,
+  resource: ResourceInfo | undefined,
   typedData: UptoPermitTypedData,
   /** The signer: Permit2's typed data names no owner, the payload does. */
   payer: `0x${string}`,
   signature: Hex,
   extensions?: Record<string, unknown>,
-): Record<string, unknown> {
+): PaymentPayload {
   const { message } = typedData;
   const permit2Authorization = {
     from: getAddress(payer),
@@ -121,7 +123,7 @@ export function buildUptoPaymentPayload(
   return {
     x402Version: 2,
     ...(resource ? { resource } : {}),
-    accepted: option.requirements,
+    accepted: acceptedRequirementsOf(option),
     payload: { signature, permit2Authorization },
     ...(extensions ? { extensions } : {}),
   };

@@ -12,6 +12,7 @@ import type { TransferAuthorizationTypedData } from "../../../stream/events";
 import type { ChainReader } from "../../../x402/chain-reader";
 import type { PayableRequirement, SchemeName } from "../../../x402/payment-requirements";
 import type { Permit2Authorization, TransferAuthorization } from "../../../x402/payment-signature-header";
+import type { OutgoingPaymentPayload } from "../../../x402/payment-payload";
 import type { UptoPermitTypedData } from "../../../x402/upto-permit2";
 import type { Metering, SettledPayment } from "../upto-settlement";
 
@@ -90,7 +91,7 @@ export interface PaymentScheme {
   /** Signs it with the agent wallet. */
   sign(account: LocalAccount, typedData: QuoteTypedData): Promise<Hex>;
   /** The x402 payment payload that carries the signature to the service. */
-  payload(quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex): Record<string, unknown>;
+  payload(quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex): OutgoingPaymentPayload;
 
   /**
    * A person's wallet: the fields the approval request carries for this scheme (`notApproved`:
