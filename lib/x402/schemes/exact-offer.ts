@@ -4,7 +4,7 @@
  */
 import { getAddress } from "viem";
 import { z } from "zod";
-import { address, baseUnits, type OfferReader, type PayableRequirement } from "./payable-option";
+import { address, baseUnits, caip2Network, type OfferReader, type PayableRequirement } from "./payable-option";
 
 /**
  * The exact EVM scheme lets an option name how the asset moves (`extra.assetTransferMethod`):
@@ -19,7 +19,7 @@ const domainExtra = z.looseObject({
 
 const RequirementV2 = z.looseObject({
   scheme: z.string(),
-  network: z.string(),
+  network: caip2Network,
   amount: baseUnits,
   asset: address,
   payTo: address,

@@ -8,6 +8,11 @@ import { z } from "zod";
 
 export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 export const baseUnits = z.string().regex(/^\d{1,30}$/);
+/**
+ * An x402 v2 network: a CAIP-2 id (`namespace:reference`), as the protocol's v2 types name it.
+ * A v2 option naming a v1 network name is not read: its payload could not be the SDK's.
+ */
+export const caip2Network = z.string().includes(":");
 
 /** The schemes this code can pay: `exact` (EIP-3009) and `upto` (Permit2, x402 v2). */
 export type SchemeName = "exact" | "upto";

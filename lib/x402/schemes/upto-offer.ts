@@ -5,7 +5,7 @@
  */
 import { getAddress } from "viem";
 import { z } from "zod";
-import { address, baseUnits, type OfferReader, type PayableRequirement } from "./payable-option";
+import { address, baseUnits, caip2Network, type OfferReader, type PayableRequirement } from "./payable-option";
 
 /**
  * An `upto` option's extra (x402 v2, EVM): the token's EIP-712 domain, Permit2 as the only
@@ -26,7 +26,7 @@ const uptoExtra = z.looseObject({
 
 const UptoRequirementV2 = z.looseObject({
   scheme: z.literal("upto"),
-  network: z.string(),
+  network: caip2Network,
   amount: baseUnits,
   asset: address,
   payTo: address,
