@@ -1,8 +1,8 @@
 import "server-only";
 /**
  * Checks the `PAYMENT-SIGNATURE` of an approval's second request before anything is spent:
- * well-formed, signed by `walletAddress` (an EIP-3009 authorization for `exact`, a Permit2
- * permit for `upto`), not expired, and bound to the quote the server
+ * well-formed, signed by `walletAddress` (in the shape of the accepted option's scheme, which
+ * reads it back: schemes/payment-scheme.ts `readSigned`), not expired, and bound to the quote the server
  * froze (the HMAC-derived nonce covers every term, the echoed extensions included, so no quote
  * needs to be stored).
  */
@@ -12,13 +12,10 @@ import { AppError } from "../errors";
 import type { NetworkConfig } from "../network/network-config";
 import { quoteNonce } from "../x402/authorization-nonce";
 import { isCallMethod } from "../x402/input-contract";
-import { decodePaymentSignatureHeader, isPermit2Authorization, type TransferAuthorization } from "../x402/payment-signature-header";
+import { decodePaymentSignatureHeader } from "../x402/payment-signature-header";
 import { selectPayableRequirement } from "../x402/payment-requirements";
 import { DEFAULT_CONTENT_TYPE } from "../x402/request-body";
-import { buildTransferTypedData, recoverAuthorizationSigner } from "../x402/transfer-authorization";
-import { buildUptoTypedData, recoverUptoSigner, UPTO_PROXY, type UptoPermitTypedData } from "../x402/upto-permit2";
-import type { TransferTypedData } from "../agent/purchase/purchase-types";
-import { PAYABLE_SCHEMES } from "../agent/purchase/schemes/payment-schemes";
+import { PAYABLE_SCHEMES, schemeOf } from "../agent/purchase/schemes/payment-schemes";
 
 /** A signature must leave at least this long to settle. */
 const MIN_SECONDS_LEFT = 6;
@@ -52,12 +49,11 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
   });
   if (!selection.ok) throw new AppError("payment_required:mismatch", { details: selection.reason });
   const option = selection.option;
-  const permit = isPermit2Authorization(authorization) ? authorization : undefined;
-  if (Boolean(option.upto) !== Boolean(permit)) throw new AppError("payment_required:mismatch", { details: "scheme" });
+  const scheme = schemeOf(option);
+  const signed = scheme.readSigned(authorization, option);
+  if (!signed) throw new AppError("payment_required:mismatch", { details: "scheme" });
 
-  // A permit's window is [validAfter (in its witness), deadline]; an authorization's [validAfter, validBefore).
-  const validAfter = BigInt(permit ? permit.witness.validAfter : (authorization as TransferAuthorization).validAfter);
-  const validBefore = BigInt(permit ? permit.deadline : (authorization as TransferAuthorization).validBefore);
+  const { validAfter, validBefore, nonce } = signed;
   if (validBefore <= BigInt(Math.floor(input.now / 1000) + MIN_SECONDS_LEFT)) {
     throw new AppError("payment_required:expired");
   }
@@ -68,18 +64,7 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
   if (body === undefined && contentType !== undefined) throw new AppError("payment_required:mismatch", { details: "content type without a body" });
 
   const wallet = getAddress(input.walletAddress);
-  const sameTerms = permit
-    ? getAddress(permit.from) === wallet &&
-      getAddress(permit.witness.to) === option.payTo &&
-      BigInt(permit.permitted.amount) === option.amount &&
-      getAddress(permit.permitted.token) === option.asset &&
-      getAddress(permit.spender) === UPTO_PROXY &&
-      getAddress(permit.witness.facilitator) === option.upto?.facilitator
-    : getAddress((authorization as TransferAuthorization).from) === wallet &&
-      getAddress((authorization as TransferAuthorization).to) === option.payTo &&
-      BigInt((authorization as TransferAuthorization).value) === option.amount;
-  // A permit carries the quote's nonce as a uint256 (upto-permit2.ts): read back as 32 bytes.
-  const nonce = permit ? quoteNonceOfPermit(permit.nonce) : ((authorization as TransferAuthorization).nonce as `0x${string}`);
+  const sameTerms = signed.sameTerms(wallet);
   const expectedNonce = quoteNonce(input.quoteSecret, {
     payer: input.walletAddress,
     option,
@@ -103,12 +88,8 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
   }
 
   const signature = payload.payload.signature as `0x${string}`;
-  const typedData = permit
-    ? buildUptoTypedData(option, input.network.chainId, { validAfter, deadline: validBefore, nonce })
-    : buildTransferTypedData(option, input.walletAddress, input.network.chainId, { validAfter, validBefore, nonce });
-  const signer = permit
-    ? await recoverUptoSigner(typedData as UptoPermitTypedData, signature)
-    : await recoverAuthorizationSigner(typedData as TransferTypedData, signature);
+  const typedData = scheme.typedData({ option, payer: input.walletAddress, validAfter, validBefore, nonce }, input.network.chainId);
+  const signer = await scheme.recoverSigner(typedData, signature);
   if (!signer || getAddress(signer) !== wallet) {
     throw new AppError("payment_required:invalid_signature");
   }
@@ -127,10 +108,4 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     validAfter,
     validBefore,
   };
-}
-
-/** A permit's uint256 nonce as the 32-byte quote nonce it was made from; undefined when it cannot be one. */
-function quoteNonceOfPermit(nonce: string): `0x${string}` | undefined {
-  const hex = BigInt(nonce).toString(16);
-  return hex.length > 64 ? undefined : `0x${hex.padStart(64, "0")}`;
 }

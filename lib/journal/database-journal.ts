@@ -4,6 +4,7 @@ import { CompiledQuery, sql, type Kysely, type Selectable } from "kysely";
 import type { Database, PaymentsTable } from "../db/schema";
 import type { PaymentFailureReason, PaymentStatus } from "../stream";
 import { BoundedCache } from "../x402/bounded-cache";
+import { storedSchemeOf } from "../x402/schemes/offer-readers";
 import { readRecordedReceipt } from "./recorded-receipt";
 import { FINAL_STATUSES, type HistoryQuery, type JournalEntry, type JournalEvent, type PaymentJournal, type PaymentRecord } from "./payment-journal";
 
@@ -181,10 +182,16 @@ function toRecord(row: Selectable<PaymentsTable>): PaymentRecord {
     message: optional(row.message),
     txHash: optional(row.tx_hash),
     receipt: row.receipt === null || row.receipt === undefined ? undefined : readRecordedReceipt(row.receipt),
-    ...(row.scheme === "upto" ? { scheme: "upto" as const } : {}),
+    // A scheme is kept by name for every scheme but the default (NULL); the registry reads it back.
+    ...withStoredScheme(row.scheme),
     ...(row.ceiling === null || row.ceiling === undefined ? {} : { ceiling: BigInt(row.ceiling) }),
     ...(row.settlement_flag === "over-settled" ? { settlementFlag: "over-settled" as const } : {}),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
+}
+
+function withStoredScheme(value: string | null | undefined): Pick<PaymentRecord, "scheme"> {
+  const scheme = storedSchemeOf(value);
+  return scheme === undefined ? {} : { scheme };
 }

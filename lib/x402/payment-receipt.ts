@@ -50,13 +50,23 @@ export type CheckedReceipt = { receipt: PaymentReceipt; signed: SignedReceipt | 
 
 /** The receipt a settlement header carries, or undefined when the service sent none. */
 export function receiptInSettlement(headers: Headers): { value: unknown } | undefined {
-  const value = dig(decodeSettlementHeader(headers), ["extensions", "offer-receipt", "info", "receipt"]);
+  return receiptIn(decodeSettlementHeader(headers));
+}
+
+/** The receipt a decoded settlement carries (a header's, or an MCP result's `_meta`), or undefined. */
+function receiptIn(settlement: unknown): { value: unknown } | undefined {
+  const value = dig(settlement, ["extensions", "offer-receipt", "info", "receipt"]);
   return value === undefined ? undefined : { value };
 }
 
 /** Reads and checks the receipt of a settled answer; undefined when there is none. */
 export async function checkSettlementReceipt(headers: Headers, paid: PaidTerms): Promise<CheckedReceipt | undefined> {
-  const found = receiptInSettlement(headers);
+  return checkReceiptOf(decodeSettlementHeader(headers), paid);
+}
+
+/** The same, from a settlement as a transport hands it over, decoded. */
+export async function checkReceiptOf(settlement: unknown, paid: PaidTerms): Promise<CheckedReceipt | undefined> {
+  const found = receiptIn(settlement);
   return found ? verifyPaymentReceipt(found.value, paid) : undefined;
 }
 

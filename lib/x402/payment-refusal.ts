@@ -46,11 +46,19 @@ const FailedSettlement = z.looseObject({ success: z.literal(false), errorReason:
  * readPaymentRefusal(response.headers, body); // { stage: "verification", reason: "invalid_exact_evm_signature" }
  */
 export function readPaymentRefusal(headers: Headers, body: unknown): PaymentRefusal | undefined {
-  const settlement = FailedSettlement.safeParse(decodeSettlementHeader(headers));
+  return paymentRefusalOf({ settlement: decodeSettlementHeader(headers), paymentRequired: decodeRequiredHeader(headers), body });
+}
+
+/**
+ * The refusal in an answer's parts as a transport hands them over, decoded: its settlement,
+ * the v2 payment request it sent again, and a v1 JSON body.
+ */
+export function paymentRefusalOf(answer: { settlement: unknown; paymentRequired?: unknown; body?: unknown }): PaymentRefusal | undefined {
+  const settlement = FailedSettlement.safeParse(answer.settlement);
   if (settlement.success) return { stage: "settlement", reason: settlement.data.errorReason };
-  const fromHeader = WithError.safeParse(decodeRequiredHeader(headers));
+  const fromHeader = WithError.safeParse(answer.paymentRequired);
   if (fromHeader.success && fromHeader.data.error) return { stage: "verification", reason: fromHeader.data.error };
-  const fromBody = V1Body.safeParse(body);
+  const fromBody = V1Body.safeParse(answer.body);
   if (fromBody.success && fromBody.data.error) return { stage: "verification", reason: fromBody.data.error };
   return undefined;
 }

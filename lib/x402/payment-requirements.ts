@@ -1,78 +1,16 @@
 /**
  * Reads a service's 402 answer (x402 v1 body or v2 `PAYMENT-REQUIRED` header) and picks the
- * option this deployment can pay: scheme `exact` by EIP-3009, or (where the payer can sign it)
- * `upto` by Permit2, on our network, in our USDC. The service's words are data: nothing here
- * trusts a field it has not validated.
+ * option this deployment can pay: of a scheme the payer can sign, on our network, in our USDC.
+ * Each option is read by the reader registered under its scheme's name (schemes/offer-readers.ts):
+ * nothing here knows a scheme's terms. The service's words are data: nothing here trusts a field
+ * it has not validated.
  */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { getAddress } from "viem";
 import { z } from "zod";
 import { withinJsonLimits } from "../json-limits";
+import { offerReaderFor } from "./schemes/offer-readers";
+import type { OfferReader, PayableRequirement, SchemeName } from "./schemes/payable-option";
 import { serviceToken } from "./service-text";
-
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-const baseUnits = z.string().regex(/^\d{1,30}$/);
-/**
- * The exact EVM scheme lets an option name how the asset moves (`extra.assetTransferMethod`):
- * we sign EIP-3009 authorizations only, so a `permit2` or `erc7710` option is not ours to pay;
- * an option that names no method is EIP-3009, the scheme's default.
- */
-const domainExtra = z.looseObject({
-  name: z.string().min(1).max(64),
-  version: z.string().min(1).max(16),
-  assetTransferMethod: z.literal("eip3009").optional(),
-});
-
-/**
- * An `upto` option's extra (x402 v2, EVM): the token's EIP-712 domain, Permit2 as the only
- * transfer method, and the facilitator whose account alone may settle the permit (it is signed
- * into the witness). A service may describe its metering there too (what a unit is and its
- * price in base units); when it does, the agent holds the settlement to it.
- */
-const uptoExtra = z.looseObject({
-  name: z.string().min(1).max(64),
-  version: z.string().min(1).max(16),
-  assetTransferMethod: z.literal("permit2").optional(),
-  facilitatorAddress: address,
-  metering: z
-    .looseObject({ unit: z.string().max(64).optional(), unitPrice: baseUnits })
-    .optional()
-    .catch(undefined),
-});
-
-const UptoRequirementV2 = z.looseObject({
-  scheme: z.literal("upto"),
-  network: z.string(),
-  amount: baseUnits,
-  asset: address,
-  payTo: address,
-  maxTimeoutSeconds: z.number().int().positive().max(86_400),
-  extra: uptoExtra,
-});
-
-const RequirementV2 = z.looseObject({
-  scheme: z.string(),
-  network: z.string(),
-  amount: baseUnits,
-  asset: address,
-  payTo: address,
-  maxTimeoutSeconds: z.number().int().positive().max(86_400),
-  extra: domainExtra,
-});
-
-const RequirementV1 = z
-  .looseObject({
-    scheme: z.string(),
-    network: z.string(),
-    maxAmountRequired: baseUnits,
-    asset: address,
-    payTo: address,
-    resource: z.string().optional(),
-    description: z.string().optional(),
-    maxTimeoutSeconds: z.number().int().positive().max(86_400),
-    extra: domainExtra,
-  })
-  .transform((terms) => ({ ...terms, amount: terms.maxAmountRequired }));
 
 const PaymentRequiredV2 = z.looseObject({
   x402Version: z.literal(2),
@@ -95,26 +33,7 @@ export type PayableNetwork = {
   usdc: `0x${string}`;
 };
 
-/** One payable option, frozen from the service's answer. */
-export type PayableRequirement = {
-  x402Version: 1 | 2;
-  /** The requirement object exactly as the service sent it. */
-  requirements: Record<string, unknown>;
-  amount: bigint;
-  asset: `0x${string}`;
-  payTo: `0x${string}`;
-  network: string;
-  maxTimeoutSeconds: number;
-  domain: { name: string; version: string };
-  /**
-   * Present for an `upto` option: `amount` is then the ceiling the payer signs, and the service
-   * settles what it used, at most that. `unitPrice` is the price per unit the 402 declared.
-   */
-  upto?: { facilitator: `0x${string}`; unitPrice?: bigint };
-};
-
-/** The schemes this code can pay: `exact` (EIP-3009) and `upto` (Permit2, x402 v2). */
-export type SchemeName = "exact" | "upto";
+export type { PayableRequirement, SchemeName } from "./schemes/payable-option";
 
 export type SelectionOptions = {
   /** The schemes the payer can sign; `exact` alone unless named. */
@@ -156,22 +75,23 @@ export type SelectionResult = { ok: true; option: PayableRequirement } | { ok: f
 
 /**
  * Picks the option we pay: on our network, in our USDC, of a scheme the payer can sign; the
- * cheapest of a scheme. Between schemes: `exact` (a known price) when it fits the limits, else
- * `upto` when its ceiling fits, and `upto` as well when its ceiling is below the exact price
- * (its worst case is then cheaper than the certain price). Nothing fitting: the cheapest exact
- * (else upto) option, for the limit check to refuse by name.
+ * cheapest of a scheme. Between schemes: a known price (`exact`) when it fits the limits, else
+ * a metered ceiling (`upto`) when it fits, and the metered one as well when its ceiling is
+ * below the known price (its worst case is then cheaper than the certain price). Nothing
+ * fitting: the cheapest priced (else metered) option, for the limit check to refuse by name.
  */
 export function selectPayableRequirement(paymentRequired: PaymentRequired, network: PayableNetwork, selection: SelectionOptions = {}): SelectionResult {
   const schemes = selection.schemes ?? ["exact"];
-  const options: PayableRequirement[] = [];
+  const options: { option: PayableRequirement; reader: OfferReader }[] = [];
   for (const raw of paymentRequired.accepts) {
-    const option = toPayable(paymentRequired.x402Version, raw);
+    const reader = offerReaderFor(raw.scheme);
+    if (!reader || !schemes.includes(reader.name)) continue;
+    // The object is signed over (canonical JSON in the nonce) and echoed back: bound it first.
+    const option = withinJsonLimits(raw) ? reader.read(paymentRequired.x402Version, raw) : undefined;
     if (!option) continue;
-    const scheme = option.upto ? "upto" : option.requirements.scheme === "exact" ? "exact" : undefined;
-    if (!scheme || !schemes.includes(scheme)) continue;
     if (!network.networkNames.includes(option.network)) continue;
     if (option.asset.toLowerCase() !== network.usdc.toLowerCase()) continue;
-    options.push(option);
+    options.push({ option, reader });
   }
   if (options.length === 0) {
     // The service's own words, reduced to protocol tokens: they reach the model and the page.
@@ -182,52 +102,14 @@ export function selectPayableRequirement(paymentRequired: PaymentRequired, netwo
     const more = paymentRequired.accepts.length > 5 ? ` and ${paymentRequired.accepts.length - 5} more` : "";
     return { ok: false, reason: `the service accepts no payment this deployment can make (offered: ${offered || "nothing"}${more})` };
   }
-  options.sort((left, right) => (left.amount < right.amount ? -1 : left.amount > right.amount ? 1 : 0));
-  const exact = options.find((option) => !option.upto);
-  const upto = options.find((option) => option.upto);
+  options.sort((left, right) => (left.option.amount < right.option.amount ? -1 : left.option.amount > right.option.amount ? 1 : 0));
+  // The cheapest option at a known price, and the cheapest metered one (a ceiling).
+  const priced = options.find((candidate) => !candidate.reader.metered)?.option;
+  const metered = options.find((candidate) => candidate.reader.metered)?.option;
   const fits = selection.fits ?? (() => true);
-  if (exact && upto) {
-    if (fits(exact.amount) && exact.amount <= upto.amount) return { ok: true, option: exact };
-    if (fits(upto.amount)) return { ok: true, option: upto };
+  if (priced && metered) {
+    if (fits(priced.amount) && priced.amount <= metered.amount) return { ok: true, option: priced };
+    if (fits(metered.amount)) return { ok: true, option: metered };
   }
-  return { ok: true, option: (exact ?? upto) as PayableRequirement };
-}
-
-function toPayable(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined {
-  // The object is signed over (canonical JSON in the nonce) and echoed back: bound it first.
-  if (!withinJsonLimits(raw)) return undefined;
-  if (raw.scheme === "upto") return version === 2 ? toPayableUpto(raw) : undefined;
-  // v2 names the price `amount`, v1 `maxAmountRequired` (mapped to `amount` by its schema).
-  const parsed = version === 2 ? RequirementV2.safeParse(raw) : RequirementV1.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const terms = parsed.data;
-  return {
-    x402Version: version,
-    requirements: raw,
-    amount: BigInt(terms.amount),
-    asset: getAddress(terms.asset),
-    payTo: getAddress(terms.payTo),
-    network: terms.network,
-    maxTimeoutSeconds: terms.maxTimeoutSeconds,
-    domain: { name: terms.extra.name, version: terms.extra.version },
-  };
-}
-
-/** An `upto` option (x402 v2 only; on EVM, Permit2 only). */
-function toPayableUpto(raw: Record<string, unknown>): PayableRequirement | undefined {
-  const parsed = UptoRequirementV2.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const terms = parsed.data;
-  const unitPrice = terms.extra.metering?.unitPrice;
-  return {
-    x402Version: 2,
-    requirements: raw,
-    amount: BigInt(terms.amount),
-    asset: getAddress(terms.asset),
-    payTo: getAddress(terms.payTo),
-    network: terms.network,
-    maxTimeoutSeconds: terms.maxTimeoutSeconds,
-    domain: { name: terms.extra.name, version: terms.extra.version },
-    upto: { facilitator: getAddress(terms.extra.facilitatorAddress), ...(unitPrice === undefined ? {} : { unitPrice: BigInt(unitPrice) }) },
-  };
+  return { ok: true, option: (priced ?? metered) as PayableRequirement };
 }

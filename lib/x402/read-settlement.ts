@@ -43,6 +43,11 @@ export function decodeSettlementHeader(headers: Headers): unknown {
 }
 
 export function readSettlement(headers: Headers): Settlement | undefined {
-  const parsed = Settlement.safeParse(decodeSettlementHeader(headers));
+  return parseSettlement(decodeSettlementHeader(headers));
+}
+
+/** A settlement as a transport hands it over (decoded from a header, or an MCP result's `_meta`), validated. */
+export function parseSettlement(value: unknown): Settlement | undefined {
+  const parsed = Settlement.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }

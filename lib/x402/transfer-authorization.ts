@@ -6,6 +6,8 @@ import { authorizationTypes } from "@x402/evm";
 import { getAddress, recoverTypedDataAddress, type Hex } from "viem";
 import type { TransferAuthorizationTypedData } from "../stream/events";
 import type { PayableRequirement } from "./payment-requirements";
+import type { ResourceInfo } from "@x402/core/types";
+import { acceptedRequirementsOf, type OutgoingPaymentPayload } from "./payment-payload";
 
 export type AuthorizationWindow = { validAfter: bigint; validBefore: bigint; nonce: Hex };
 
@@ -68,15 +70,21 @@ export async function recoverAuthorizationSigner(typedData: TransferAuthorizatio
  */
 export function buildPaymentPayload(
   option: PayableRequirement,
-  resource: Record<string, unknown> | undefined,
+  resource: ResourceInfo | undefined,
   typedData: TransferAuthorizationTypedData,
   signature: Hex,
   /** v2 only: the extensions the service declared and we echo (e.g. payment-identifier). */
   extensions?: Record<string, unknown>,
-): Record<string, unknown> {
+): OutgoingPaymentPayload {
   const payload = { authorization: { ...typedData.message }, signature };
   if (option.x402Version === 1) {
     return { x402Version: 1, scheme: "exact", network: option.network, payload };
   }
-  return { x402Version: 2, ...(resource ? { resource } : {}), accepted: option.requirements, payload, ...(extensions ? { extensions } : {}) };
+  return {
+    x402Version: 2,
+    ...(resource ? { resource } : {}),
+    accepted: acceptedRequirementsOf(option),
+    payload,
+    ...(extensions ? { extensions } : {}),
+  };
 }

@@ -9,7 +9,10 @@
 import { PERMIT2_ADDRESS, uptoPermit2WitnessTypes, x402UptoPermit2ProxyAddress } from "@x402/evm";
 import { getAddress, recoverTypedDataAddress, type Hex } from "viem";
 import { Permit2WitnessTypedData } from "../stream/permit2-typed-data";
+import type { PaymentPayload, ResourceInfo } from "@x402/core/types";
+import { acceptedRequirementsOf } from "./payment-payload";
 import type { PayableRequirement } from "./payment-requirements";
+import { uptoTermsOf } from "./schemes/upto-offer";
 
 /** Permit2, at its canonical address on every chain (the local world places it there too). */
 export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
@@ -42,13 +45,10 @@ export function permit2NonceBit(nonce: bigint): { word: bigint; bit: bigint } {
   return { word: nonce >> 8n, bit: 1n << (nonce & 0xffn) };
 }
 
-/** The facilitator an upto option names: the only account its permit lets settle. */
-function facilitatorOf(option: PayableRequirement): `0x${string}` {
-  if (!option.upto) throw new TypeError("not an upto option");
-  return option.upto.facilitator;
-}
-
-/** The typed data a wallet signs for an upto option: the ceiling is the option's `amount`. */
+/**
+ * The typed data a wallet signs for an upto option: the ceiling is the option's `amount`, and
+ * the facilitator its terms name (the only account the permit lets settle) is in the witness.
+ */
 export function buildUptoTypedData(option: PayableRequirement, chainId: number, window: UptoPermitWindow): UptoPermitTypedData {
   return {
     domain: { name: "Permit2", chainId, verifyingContract: PERMIT2 },
@@ -63,7 +63,7 @@ export function buildUptoTypedData(option: PayableRequirement, chainId: number, 
       spender: UPTO_PROXY,
       nonce: permit2NonceOf(window.nonce).toString(),
       deadline: window.deadline.toString(),
-      witness: { to: getAddress(option.payTo), facilitator: getAddress(facilitatorOf(option)), validAfter: window.validAfter.toString() },
+      witness: { to: getAddress(option.payTo), facilitator: getAddress(uptoTermsOf(option).facilitator), validAfter: window.validAfter.toString() },
     },
   };
 }
@@ -104,13 +104,13 @@ export async function recoverUptoSigner(typedData: UptoPermitTypedData, signatur
  */
 export function buildUptoPaymentPayload(
   option: PayableRequirement,
-  resource: Record<string, unknown> | undefined,
+  resource: ResourceInfo | undefined,
   typedData: UptoPermitTypedData,
   /** The signer: Permit2's typed data names no owner, the payload does. */
   payer: `0x${string}`,
   signature: Hex,
   extensions?: Record<string, unknown>,
-): Record<string, unknown> {
+): PaymentPayload {
   const { message } = typedData;
   const permit2Authorization = {
     from: getAddress(payer),
@@ -123,7 +123,7 @@ export function buildUptoPaymentPayload(
   return {
     x402Version: 2,
     ...(resource ? { resource } : {}),
-    accepted: option.requirements,
+    accepted: acceptedRequirementsOf(option),
     payload: { signature, permit2Authorization },
     ...(extensions ? { extensions } : {}),
   };

@@ -4,17 +4,15 @@
  * local world's server (the payment request it answers), and an MCP tool's Bazaar listing
  * through our discovery client.
  */
-import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
 import { describe, expect, it } from "vitest";
 import { paymentRequiredResult } from "@/devnet/mcp/mcp-paywall";
 import type { McpConnection } from "@/lib/agent/purchase/mcp-connection";
-import { createMcpExchange, paymentRequiredAnswer } from "@/lib/agent/purchase/mcp-exchange";
+import { createMcpExchange } from "@/lib/agent/purchase/mcp-exchange";
 import { createDiscoveryClient } from "@/lib/x402/discovery-client";
 import { readMcpContract } from "@/lib/x402/mcp-listing";
 import { readToolPaymentRequest, readToolSettlement } from "@/lib/x402/mcp-payment-request";
-import { readPaymentRefusal } from "@/lib/x402/payment-refusal";
-import { readPaymentRequired } from "@/lib/x402/payment-requirements";
-import { readSettlement } from "@/lib/x402/read-settlement";
+import { parseSettlement } from "@/lib/x402/read-settlement";
 import {
   bazaarMcpListing,
   errorWrapperText,
@@ -33,12 +31,13 @@ describe.each([mcpPaymentRequiredResult, mcpPaymentRequiredTextOnly, mcpPaymentR
     expect(readToolPaymentRequest(value)).toMatchObject({ kind: "payment-required", paymentRequired: mcpPaymentRequired });
   });
 
-  it("hands it to the purchase as the 402 an HTTP service would answer", () => {
+  it("hands it to the purchase as it is, read as an HTTP service's 402 would be", async () => {
     const request = readToolPaymentRequest(value);
     if (request.kind !== "payment-required") throw new Error("not read");
-    const answer = paymentRequiredAnswer(request.paymentRequired);
-    expect(answer.status).toBe(402);
-    expect(readPaymentRequired(answer.headers, undefined)).toEqual(mcpPaymentRequired);
+    const connection: McpConnection = { callTool: async () => undefined, listTools: async () => [], close: async () => undefined };
+    const exchange = createMcpExchange(connection, { toolName: "t", arguments: {}, paymentRequired: request.paymentRequired, timeoutMs: () => 1_000 });
+    const answer = await exchange.ask({ service: "t", url: "https://api.example.com/mcp#t", method: "POST" });
+    expect(answer).toEqual({ status: "payment-required", paymentRequired: mcpPaymentRequired });
   });
 });
 
@@ -75,7 +74,7 @@ describe(`${mcpPaidCallParams.name} (${mcpPaidCallParams.source})`, () => {
     const spec = mcpPaidCallParams.value as {
       name: string;
       arguments: Record<string, unknown>;
-      _meta: { "x402/payment": Parameters<typeof encodePaymentSignatureHeader>[0] };
+      _meta: { "x402/payment": PaymentPayload };
     };
     const exchange = createMcpExchange(connection, {
       toolName: spec.name,
@@ -83,14 +82,17 @@ describe(`${mcpPaidCallParams.name} (${mcpPaidCallParams.source})`, () => {
       paymentRequired: mcpPaymentRequired,
       timeoutMs: () => 1_000,
     });
-    const answer = await exchange.fetch("https://api.example.com/mcp#financial_analysis", {
+    const answer = await exchange.send({
+      service: spec.name,
+      url: "https://api.example.com/mcp#financial_analysis",
       method: "POST",
-      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(spec._meta["x402/payment"]) },
+      payment: spec._meta["x402/payment"],
+      signal: new AbortController().signal,
     });
     expect(calls).toEqual([{ name: spec.name, args: spec.arguments, meta: spec._meta }]);
-    expect(answer.status).toBe(200);
-    expect(readSettlement(answer.headers)).toEqual({ success: true, transaction: SPEC.transaction, network: SPEC.network, payer: SPEC.payer });
-    expect(await answer.text()).toBe("Financial analysis for AAPL: Strong fundamentals with positive outlook...");
+    expect(answer.delivered).toBe(true);
+    expect(parseSettlement(answer.settlement)).toEqual({ success: true, transaction: SPEC.transaction, network: SPEC.network, payer: SPEC.payer });
+    expect(await answer.content.text()).toBe("Financial analysis for AAPL: Strong fundamentals with positive outlook...");
   });
 });
 
@@ -115,12 +117,15 @@ describe(`${mcpSettlementFailedResult.name} (${mcpSettlementFailedResult.source}
       paymentRequired: mcpPaymentRequired,
       timeoutMs: () => 1_000,
     });
-    const answer = await exchange.fetch("https://api.example.com/mcp", {
+    const answer = await exchange.send({
+      service: "financial_analysis",
+      url: "https://api.example.com/mcp",
       method: "POST",
-      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(mcpPaidCallParams.value._meta as never) },
+      payment: (mcpPaidCallParams.value._meta as { "x402/payment": PaymentPayload })["x402/payment"],
+      signal: new AbortController().signal,
     });
-    expect(answer.status).toBe(402);
-    expect(readPaymentRefusal(answer.headers, undefined)).toEqual({ stage: "settlement", reason: "insufficient_funds" });
+    expect(answer.delivered).toBe(false);
+    expect(await answer.refusal()).toEqual({ stage: "settlement", reason: "insufficient_funds" });
   });
 });
 

@@ -6,7 +6,7 @@
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { readOptionalJson } from "../../net/read-optional-json";
 import { readPaymentRequired } from "../../x402/payment-requirements";
-import { describeFetchFailure, requestHeaders } from "./pay-and-deliver";
+import { describeFetchFailure, requestHeaders } from "./http-call";
 import type { OutboundFetch, UnpaidAnswer, UnpaidRequest } from "./purchase-types";
 
 export async function askWithoutPaying(fetch: OutboundFetch, request: UnpaidRequest): Promise<UnpaidAnswer> {

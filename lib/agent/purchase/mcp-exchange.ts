@@ -1,28 +1,24 @@
 import "server-only";
 /**
- * The MCP binding of a purchase's two requests. The purchase steps (run-purchase.ts and
- * pay-and-deliver.ts: quote, limits, reservation, journal, signing, sending, proving) speak
- * x402's HTTP terms through the one outbound function they are given: an unpaid request is
- * answered 402 with a `PAYMENT-REQUIRED` header, a paid one carries `PAYMENT-SIGNATURE` and is
- * answered with a `PAYMENT-RESPONSE` header. For an MCP tool this module is that function:
+ * The MCP transport of a purchase: its two ports, as the HTTP transport's (purchase-types.ts).
  *
- * - the unpaid request is the `tools/call` already made, its payment request (read from the
- *   tool result) answered again as a 402, once;
- * - the paid request is `tools/call` again, with the decoded payment in `_meta["x402/payment"]`;
- *   its result becomes the answer: `_meta["x402/payment-response"]` as `PAYMENT-RESPONSE`, a
- *   delivered result as 200 with its content, an error result as 500, a payment request again
- *   (refused verification or settlement) as 402 with it.
+ * - Ask without paying: the `tools/call` already made; its payment request (read from the tool
+ *   result) is handed over as it is, read by the same schemas as an HTTP 402's.
+ * - Send with payment: `tools/call` again, with the payment payload in `_meta["x402/payment"]`;
+ *   its result handed over as it is: the settlement from `_meta["x402/payment-response"]`, a
+ *   delivered result's content as the data, an error result as delivered nothing, and a
+ *   payment request again (refused verification or settlement) as the reason it gives.
  *
  * So an MCP purchase runs exactly the same steps, with the same proofs, as an HTTP one; only the
- * words of an after-payment failure are MCP's own (`describeAnswer`).
+ * words of an after-payment failure are MCP's own.
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
 import { describeServiceText } from "../../x402/service-text";
 import { MCP_PAYMENT_META_KEY, readToolPaymentRequest, readToolSettlement, ToolResult } from "../../x402/mcp-payment-request";
+import { paymentRefusalOf } from "../../x402/payment-refusal";
 import type { McpConnection } from "./mcp-connection";
-import type { AskWithoutPaying, OutboundFetch } from "./purchase-types";
+import type { AskWithoutPaying, PaidAnswer, SendWithPayment } from "./purchase-types";
 import { parsePaymentRequired } from "../../x402/payment-requirements";
 
 /** MCP defines no sign-in binding: a payment request's sign-in-with-x offer is not taken up over MCP. */
@@ -31,20 +27,14 @@ const NOT_OVER_MCP = ["sign-in-with-x"];
 export type McpExchange = {
   /** Stage 1 over MCP: the tool was asked already, its payment request is handed over as it is. */
   ask: AskWithoutPaying;
-  fetch: OutboundFetch;
-  /** The sentence that says what an answer of this exchange was, for a paid call that delivered nothing. */
-  describeAnswer(response: Response): string | undefined;
+  /** Stage 8 over MCP: the tool called again with the payment, its result handed over as it is. */
+  send: SendWithPayment;
 };
 
 export function createMcpExchange(
   connection: McpConnection,
   call: { toolName: string; arguments: Record<string, unknown>; paymentRequired: Record<string, unknown>; timeoutMs: () => number },
 ): McpExchange {
-  const descriptions = new WeakMap<Response, string>();
-  const describe = (response: Response, words: string) => {
-    descriptions.set(response, words);
-    return response;
-  };
   return {
     ask(request) {
       const paymentRequired = parsePaymentRequired(withoutHttpOnlyOffers(call.paymentRequired));
@@ -55,25 +45,19 @@ export function createMcpExchange(
         message: `${request.service} sent a 402 without readable x402 payment requirements.`,
       });
     },
-    async fetch(_url, init) {
-      const headers = new Headers(init?.headers);
-      const proof = headers.get("PAYMENT-SIGNATURE") ?? headers.get("X-PAYMENT");
-      // Without a payment: the ask. The tool was asked already; its payment request is the answer.
-      if (!proof) return paymentRequiredAnswer(call.paymentRequired);
-      const payload = decodePaymentSignatureHeader(proof);
+    async send(paid) {
       let result: unknown;
       try {
         result = await connection.callTool(call.toolName, call.arguments, {
-          meta: { [MCP_PAYMENT_META_KEY]: payload },
-          signal: init?.signal ?? undefined,
+          meta: { [MCP_PAYMENT_META_KEY]: paid.payment },
+          signal: paid.signal,
           timeoutMs: call.timeoutMs(),
         });
       } catch (error) {
         throw asTransportFailure(error);
       }
-      return answerOf(result, call.toolName, describe);
+      return answerOf(result, call.toolName);
     },
-    describeAnswer: (response) => descriptions.get(response),
   };
 }
 
@@ -89,15 +73,6 @@ function asTransportFailure(error: unknown): unknown {
   return error;
 }
 
-/** A payment request as the purchase reads one: a 402 with the v2 header (or a v1 JSON body). */
-export function paymentRequiredAnswer(paymentRequired: Record<string, unknown>): Response {
-  const kept = withoutHttpOnlyOffers(paymentRequired);
-  const headers = new Headers({ "content-type": "application/json" });
-  if (kept.x402Version === 2)
-    headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(kept as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
-  return new Response(JSON.stringify(kept), { status: 402, headers });
-}
-
 /** The payment request without the offers MCP has no binding for. */
 function withoutHttpOnlyOffers(paymentRequired: Record<string, unknown>): Record<string, unknown> {
   const extensions = paymentRequired.extensions;
@@ -107,33 +82,30 @@ function withoutHttpOnlyOffers(paymentRequired: Record<string, unknown>): Record
 }
 
 /** The paid call's result as an answer to the payment. */
-function answerOf(result: unknown, toolName: string, describe: (response: Response, words: string) => Response): Response {
-  const headers = new Headers();
+export function answerOf(result: unknown, toolName: string): PaidAnswer {
   const settlement = readToolSettlement(result);
-  if (settlement !== null && typeof settlement === "object" && !Array.isArray(settlement)) {
-    headers.set("PAYMENT-RESPONSE", encodePaymentResponseHeader(settlement as Parameters<typeof encodePaymentResponseHeader>[0]));
-  }
+  const nothing = (description: string, paymentRequired?: unknown): PaidAnswer => ({
+    delivered: false,
+    content: new Response(null),
+    settlement,
+    refusal: () => Promise.resolve(paymentRefusalOf({ settlement, paymentRequired })),
+    description,
+  });
   const request = readToolPaymentRequest(result);
-  if (request.kind === "payment-required") {
-    // Refused (verification or settlement): the service's reason travels as an HTTP 402's would.
-    if (request.paymentRequired.x402Version === 2)
-      headers.set("PAYMENT-REQUIRED", encodePaymentRequiredHeader(request.paymentRequired as unknown as Parameters<typeof encodePaymentRequiredHeader>[0]));
-    return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with a new payment request.`);
-  }
-  if (request.kind === "conflict")
-    return describe(new Response(null, { status: 402, headers }), `${toolName} answered the payment with two payment requests that disagree.`);
+  // Refused (verification or settlement): the payment request comes again, with the service's reason.
+  if (request.kind === "payment-required") return nothing(`${toolName} answered the payment with a new payment request.`, request.paymentRequired);
+  if (request.kind === "conflict") return nothing(`${toolName} answered the payment with two payment requests that disagree.`);
   const parsed = ToolResult.safeParse(result);
-  if (!parsed.success)
-    return describe(new Response(null, { status: 502, headers }), `${toolName} answered the payment with something that is not an MCP tool result.`);
+  if (!parsed.success) return nothing(`${toolName} answered the payment with something that is not an MCP tool result.`);
   const body = toolResultBody(parsed.data);
-  headers.set("content-type", body.contentType);
-  if (parsed.data.isError) {
-    return describe(
-      new Response(null, { status: 500, headers }),
-      `${toolName} returned an error result after receiving the payment ${describeServiceText("error", body.text)}.`,
-    );
-  }
-  return new Response(body.text, { status: 200, headers });
+  if (parsed.data.isError) return nothing(`${toolName} returned an error result after receiving the payment ${describeServiceText("error", body.text)}.`);
+  return {
+    delivered: true,
+    content: new Response(body.text, { headers: { "content-type": body.contentType } }),
+    settlement,
+    refusal: () => Promise.resolve(paymentRefusalOf({ settlement })),
+    description: `${toolName} delivered its result to the payment without a settlement.`,
+  };
 }
 
 /**

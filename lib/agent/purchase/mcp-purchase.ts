@@ -20,7 +20,7 @@ import { readToolPaymentRequest, ToolResult } from "../../x402/mcp-payment-reque
 import { describeServiceText, sanitizeServiceText } from "../../x402/service-text";
 import { connectMcp, UnsupportedMcpTransport, type McpConnection } from "./mcp-connection";
 import { createMcpExchange, toolResultBody } from "./mcp-exchange";
-import { describeFetchFailure } from "./pay-and-deliver";
+import { describeFetchFailure } from "./http-call";
 import type { PurchaseDependencies, PurchaseOutcome, PurchaseRequest } from "./purchase-types";
 import { reportFailure } from "./report-payment";
 import { runPurchase } from "./run-purchase";
@@ -154,19 +154,16 @@ export async function runMcpPurchase(deps: PurchaseDependencies, request: McpPur
       timeoutMs,
     });
     const { endpoint: _endpoint, toolName: _toolName, arguments: _arguments, transport: _transport, inputSchema: _schema, ...common } = request;
-    return await runPurchase(
-      { ...deps, fetch: exchange.fetch },
-      {
-        ...common,
-        service,
-        url: resource,
-        method: "POST",
-        body: mcpCallBody(request.toolName, request.arguments),
-        contentType: "application/json",
-        describeAnswer: exchange.describeAnswer,
-        ask: exchange.ask,
-      },
-    );
+    return await runPurchase(deps, {
+      ...common,
+      service,
+      url: resource,
+      method: "POST",
+      body: mcpCallBody(request.toolName, request.arguments),
+      contentType: "application/json",
+      ask: exchange.ask,
+      send: exchange.send,
+    });
   } finally {
     await connection.close();
   }

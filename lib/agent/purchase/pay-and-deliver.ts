@@ -5,14 +5,15 @@
  * authorization expired unused, ends the reservation. A refusal before any byte left this
  * machine is the only failure that gives the budget back at once.
  */
-import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { formatUsdc } from "../../money";
 import { timeoutSignal } from "../../timeout";
 import { GuardedFetchError } from "../../net/guarded-fetch-error";
-import { readSettlement } from "../../x402/read-settlement";
-import { DEFAULT_CONTENT_TYPE, type RequestContentType } from "../../x402/request-body";
+import type { OutgoingPaymentPayload } from "../../x402/payment-payload";
+import { parseSettlement } from "../../x402/read-settlement";
+import { describeFetchFailure } from "./http-call";
 import { provePayment } from "./prove-payment";
-import type { PaidRequest, PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import type { PaidAnswer, PaidRequest, PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
+import { sendOverHttp } from "./send-with-payment";
 import type { QuoteTypedData } from "./schemes/payment-scheme";
 import { schemeOf } from "./schemes/payment-schemes";
 import { meteredOutcome, settledFields } from "./upto-settlement";
@@ -20,7 +21,6 @@ import { deliverUncharged } from "./upto-uncharged";
 import { reportConfirmed, reportFailure, subjectOf } from "./report-payment";
 import { readServiceData, type ServiceData } from "./service-data";
 import { deliveredReceipt } from "./delivered-receipt";
-import { readResponseRefusal } from "../../x402/payment-refusal";
 import { describePaymentRefusal } from "../../x402/refusal-words";
 import { deliveredResultOf } from "../../stream/delivered-result";
 
@@ -36,8 +36,6 @@ export async function payAndDeliver(
   const amount = formatUsdc(quote.option.amount);
   const scheme = schemeOf(quote.option);
   const payload = scheme.payload(quote, typedData, signature);
-  const headerName = quote.option.x402Version === 1 ? "X-PAYMENT" : "PAYMENT-SIGNATURE";
-  const header = encodePaymentSignatureHeader(payload as unknown as Parameters<typeof encodePaymentSignatureHeader>[0]);
   const giveBack = async () => {
     await deps.ledger.release(quote.nonce).catch(() => undefined);
     tracker.releaseRequestBudget(quote.option.amount);
@@ -56,7 +54,7 @@ export async function payAndDeliver(
   const timeout = timeoutSignal(Math.max(1, endsAt - now()));
   try {
     const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
-    return await sendAndDeliver(deps, request, quote, { header: headerName, value: header }, signal, giveBack);
+    return await sendAndDeliver(deps, request, quote, payload, signal, giveBack);
   } finally {
     timeout.clear();
   }
@@ -67,16 +65,17 @@ async function sendAndDeliver(
   deps: PurchaseDependencies,
   request: PaidRequest,
   quote: Quote,
-  paymentHeader: { header: string; value: string },
+  payment: OutgoingPaymentPayload,
   signal: AbortSignal,
   giveBack: () => Promise<void>,
 ): Promise<PurchaseOutcome> {
   const { tracker } = request;
   const amount = formatUsdc(quote.option.amount);
   const scheme = schemeOf(quote.option);
-  let response: Response;
+  const send = request.send ?? sendOverHttp(deps.fetch);
+  let answer: PaidAnswer;
   try {
-    response = await sendWithProof(deps.fetch, quote, paymentHeader, signal);
+    answer = await send({ service: quote.service, url: quote.url, method: quote.method, body: quote.body, contentType: quote.contentType, payment, signal });
   } catch (error) {
     if (GuardedFetchError.isInstance(error) && !error.requestMayHaveArrived) {
       await giveBack();
@@ -92,10 +91,11 @@ async function sendAndDeliver(
     });
   }
 
-  const settlement = readSettlement(response.headers);
+  const response = answer.content;
+  const settlement = parseSettlement(answer.settlement);
   // A service's claim of settlement counts only once the chain shows that transaction using
   // this very authorization; otherwise the chain decides.
-  const claimed = response.ok && settlement?.success ? settlement.transaction : undefined;
+  const claimed = answer.delivered && settlement?.success ? settlement.transaction : undefined;
   const proof = claimed ? scheme.proveSettlement(deps.chain, quote, claimed).catch(() => undefined) : undefined;
   // What a metered service says it used, from a copy of its answer (the answer goes to the model).
   const metering = claimed ? scheme.readUsage(() => response.clone()) : undefined;
@@ -103,7 +103,7 @@ async function sendAndDeliver(
   // started a turn of the event loop later, once the chain request has gone out, and used only
   // once the proof holds.
   const receiptCheck = claimed
-    ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => deliveredReceipt(deps, quote, response.headers, claimed)).catch(() => ({}))
+    ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => deliveredReceipt(deps, quote, answer.settlement, claimed)).catch(() => ({}))
     : undefined;
   const proven = await proof;
   if (claimed && proven) {
@@ -146,64 +146,13 @@ async function sendAndDeliver(
   }
   // A metered service that used nothing settles nothing (no transaction); its permit stays
   // usable until its deadline, so the answer is delivered once the chain shows it unused.
-  if (scheme.settlesNothingWhenUnused && response.ok && settlement?.success && settlement.amount === 0n && !settlement.transaction) {
+  if (scheme.settlesNothingWhenUnused && answer.delivered && settlement?.success && settlement.amount === 0n && !settlement.transaction) {
     return deliverUncharged(deps, request, quote, response, giveBack);
   }
   // Any other answer (402 included) comes after the service held the signature: it may still
   // settle it, now or later, so the chain decides. Its stated reason only explains the wait.
-  const refusal = await readResponseRefusal(response);
+  const refusal = await answer.refusal();
   await response.body?.cancel().catch(() => undefined);
-  const message = refusal
-    ? describePaymentRefusal(quote.service, refusal)
-    : (request.describeAnswer?.(response) ?? `${quote.service} answered HTTP ${response.status} to the payment.`);
+  const message = refusal ? describePaymentRefusal(quote.service, refusal) : answer.description;
   return provePayment(deps, request, quote, giveBack, { message, knownTxHash });
-}
-
-/**
- * Sends a call once with one proof header (a payment or a sign-in). The proof is for this URL
- * only: the request follows no redirect, which is an answer, not a place to send the proof.
- */
-export function sendWithProof(
-  fetch: PurchaseDependencies["fetch"],
-  call: { url: string; method: string; body?: string; contentType?: RequestContentType },
-  proof: { header: string; value: string },
-  signal: AbortSignal | undefined,
-): Promise<Response> {
-  return fetch(call.url, {
-    method: call.method,
-    body: call.body,
-    headers: { ...requestHeaders(call.body, call.contentType), [proof.header]: proof.value },
-    redirect: "manual",
-    signal,
-  });
-}
-
-/** The headers of a call to a service: the body's content type is the one its quote covers. */
-export function requestHeaders(body: string | undefined, contentType: RequestContentType | undefined): Record<string, string> {
-  return body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": contentType ?? DEFAULT_CONTENT_TYPE };
-}
-
-/** Why an outbound request failed, in a few words for people (never a URL or an address). */
-export function describeFetchFailure(error: unknown): string {
-  const guarded = GuardedFetchError.find(error);
-  switch (guarded?.code) {
-    case "timeout":
-      return "timed out";
-    case "connect_failed":
-      return "connection refused";
-    case "connection_lost":
-      return "the connection failed";
-    case "blocked_address":
-    case "blocked_scheme":
-      return guarded.requestMayHaveArrived ? "it redirected to a refused address" : "address not allowed";
-    case "infrastructure":
-      return guarded.requestMayHaveArrived
-        ? "it redirected to the payment network's own server, which is not a service"
-        : "this is the payment network's own server, not a service";
-    case undefined:
-      // Our own time limit on the paid request aborts it with a TimeoutError.
-      return error instanceof Error && error.name === "TimeoutError" ? "timed out" : "the request was stopped";
-    default:
-      return "network error";
-  }
 }

@@ -10,6 +10,8 @@ import type { NetworkConfig } from "../../network/network-config";
 import type { SpendingLedger } from "../../store/store-types";
 import type { AgentConfirmation, ApprovalRequest, PaymentFailureReason, SettlementFlag } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
+import type { OutgoingPaymentPayload } from "../../x402/payment-payload";
+import type { PaymentRefusal } from "../../x402/payment-refusal";
 import type { PayableRequirement, PaymentRequired } from "../../x402/payment-requirements";
 import type { RequestContentType } from "../../x402/request-body";
 import type { buildTransferTypedData } from "../../x402/transfer-authorization";
@@ -40,6 +42,37 @@ export type UnpaidAnswer =
  * (ask-without-paying.ts); over MCP the tool's payment request, handed over as it is.
  */
 export type AskWithoutPaying = (request: UnpaidRequest) => Promise<UnpaidAnswer>;
+
+/** A paid request as a transport sends it (stage 8): the call as quoted, and the payment payload. */
+export type PaidCall = {
+  service: string;
+  url: string;
+  method: string;
+  body?: string;
+  contentType?: RequestContentType;
+  payment: OutgoingPaymentPayload;
+  signal: AbortSignal;
+};
+
+/** A service's answer to a paid request, as every transport hands it over. */
+export type PaidAnswer = {
+  /** Whether the service delivered: an HTTP 2xx; an MCP tool result that is not an error. */
+  delivered: boolean;
+  /** What it delivered, unread, as a service's data is read (service-data.ts); nothing to read when it delivered nothing. */
+  content: Response;
+  /** The settlement it reports, decoded and unchecked: `PAYMENT-RESPONSE`, or the tool result's `_meta["x402/payment-response"]`. */
+  settlement: unknown;
+  /** Why it refused the payment, where it says so; may read what is left of the answer. */
+  refusal(): Promise<PaymentRefusal | undefined>;
+  /** What the answer was, in a sentence, for a paid call that delivered nothing proven. */
+  description: string;
+};
+
+/**
+ * A transport's "send with payment": over HTTP the paid request and its answer
+ * (send-with-payment.ts); over MCP the paid `tools/call` and its result (mcp-exchange.ts).
+ */
+export type SendWithPayment = (call: PaidCall) => Promise<PaidAnswer>;
 
 export type PurchaseDependencies = {
   network: NetworkConfig;
@@ -90,13 +123,10 @@ export type PurchaseRequest = {
   intent: string;
   /** The intent's x402 payment identifier (lib/x402/payment-identifier.ts), sent where the 402 declares the extension. */
   paymentIdentifier?: string;
-  /**
-   * Says what a paid call's answer was when it delivered nothing, where "HTTP <status>" would
-   * not (an MCP tool's error result, mcp-exchange.ts); undefined keeps the HTTP wording.
-   */
-  describeAnswer?: (response: Response) => string | undefined;
   /** How stage 1 asks: over HTTP when absent (the MCP transport hands over its tool's payment request). */
   ask?: AskWithoutPaying;
+  /** How stage 8 sends the payment: over HTTP when absent (the MCP transport calls its tool with it). */
+  send?: SendWithPayment;
   payer: Payer;
   limits: EffectiveLimits;
   maxPayments: number;
@@ -181,8 +211,8 @@ export type ApprovedPayment = {
   validBefore: bigint;
 };
 
-/** A paid request on its way to the service: its tracker, deadline and how to describe the answer. */
-export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; describeAnswer?: (response: Response) => string | undefined };
+/** A paid request on its way to the service: its tracker, deadline and transport. */
+export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; send?: SendWithPayment };
 
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */
 export function paymentIdForNonce(nonce: string): string {

@@ -183,7 +183,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     // Where the service offers sign-in-with-x, the wallet may sign in instead if it paid before.
     const signIn = offerSignIn(deps, request, paymentRequired);
     const asked = scheme.words.approve(amount, request.service);
-    const permit2Note = permit2Missing ? "; first, your wallet must let Permit2 move its USDC (a one-time approve transaction)" : "";
+    const permit2Note = permit2Missing ? scheme.words.approveFirst : "";
     request.tracker.update({
       id: quote.id,
       status: "awaiting-approval",

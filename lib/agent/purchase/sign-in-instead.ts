@@ -11,7 +11,7 @@ import { createSIWxPayload, encodeSIWxHeader, SIGN_IN_WITH_X, type CompleteSIWxI
 import type { SignInRequest } from "../../stream";
 import { buildSignInRequest, type SignedIn } from "../../x402/siwx-binding";
 import { readSiwxChallenge } from "../../x402/siwx-challenge";
-import { sendWithProof } from "./pay-and-deliver";
+import { sendWithProof } from "./http-call";
 import type { PurchaseDependencies, PurchaseOutcome, PurchaseRequest } from "./purchase-types";
 import { deliveredResultOf } from "../../stream/delivered-result";
 import { readServiceData } from "./service-data";

@@ -2,11 +2,22 @@
  * x402's `exact` scheme on EVM: the payer signs an EIP-3009 `TransferWithAuthorization` for the
  * price; the chain is asked by the token's `authorizationState`, and a settlement moves the price.
  */
-import type { Hex, LocalAccount } from "viem";
+import { getAddress, type Hex, type LocalAccount } from "viem";
 import type { ChainReader } from "../../../x402/chain-reader";
 import type { PayableRequirement } from "../../../x402/payment-requirements";
-import { buildPaymentPayload, buildTransferTypedData, toViemTypedData } from "../../../x402/transfer-authorization";
-import type { AuthorizationOutcome, AuthorizationRef, AuthorizationTerms, PaymentScheme, QuoteTypedData, SchemeQuote } from "./payment-scheme";
+import { isPermit2Authorization } from "../../../x402/payment-signature-header";
+import { isUptoOption } from "../../../x402/schemes/upto-offer";
+import { buildPaymentPayload, buildTransferTypedData, recoverAuthorizationSigner, toViemTypedData } from "../../../x402/transfer-authorization";
+import type {
+  AuthorizationOutcome,
+  AuthorizationRef,
+  AuthorizationTerms,
+  PaymentScheme,
+  QuoteTypedData,
+  SchemeQuote,
+  SignedAuthorization,
+  SignedQuoteTerms,
+} from "./payment-scheme";
 
 function transferTypedData(typedData: QuoteTypedData) {
   if (typedData.primaryType !== "TransferWithAuthorization") throw new TypeError("an exact payment signs an EIP-3009 authorization");
@@ -15,15 +26,29 @@ function transferTypedData(typedData: QuoteTypedData) {
 
 export const exactScheme: PaymentScheme = {
   name: "exact",
-  // payment-requirements.ts reads an option as exact unless it carries upto terms.
-  owns: (option: PayableRequirement) => option.upto === undefined,
+  // The offer readers (lib/x402/schemes/) give an option scheme terms only for a scheme that has them.
+  owns: (option: PayableRequirement) => !isUptoOption(option),
   ownsAuthorization: (authorization: AuthorizationRef) => authorization.upto === undefined,
 
-  typedData: (quote: SchemeQuote, chainId: number) =>
+  typedData: (quote: SignedQuoteTerms, chainId: number) =>
     buildTransferTypedData(quote.option, quote.payer, chainId, { validAfter: quote.validAfter, validBefore: quote.validBefore, nonce: quote.nonce }),
   sign: (account: LocalAccount, typedData: QuoteTypedData) => account.signTypedData(toViemTypedData(transferTypedData(typedData))),
   payload: (quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex) =>
     buildPaymentPayload(quote.option, quote.resource, transferTypedData(typedData), signature, quote.extensions),
+
+  approvalFields: () => ({}),
+  /** An EIP-3009 authorization: its window, its nonce as it is, and its payer, payee and value. */
+  readSigned(authorization: SignedAuthorization, option: PayableRequirement) {
+    if (isPermit2Authorization(authorization)) return undefined;
+    return {
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce as `0x${string}`,
+      sameTerms: (wallet: `0x${string}`) =>
+        getAddress(authorization.from) === wallet && getAddress(authorization.to) === option.payTo && BigInt(authorization.value) === option.amount,
+    };
+  },
+  recoverSigner: (typedData: QuoteTypedData, signature: Hex) => recoverAuthorizationSigner(transferTypedData(typedData), signature),
 
   authorizationRef: ({ payer, nonce, validBefore }: AuthorizationTerms) => ({ payer, nonce, validBefore }),
   async readAuthorization(chain: ChainReader, authorization: AuthorizationRef, expired: boolean): Promise<AuthorizationOutcome> {
@@ -50,6 +75,7 @@ export const exactScheme: PaymentScheme = {
     asks: (amount) => `${amount} USDC`,
     overLimit: () => "",
     approve: (amount, service) => `Approve ${amount} USDC to ${service} in your wallet`,
+    approveFirst: "",
     paying: (amount) => `Paying ${amount} USDC; the service verifies and settles it.`,
     quoteFields: () => ({}),
     journalFields: () => ({}),

@@ -7,9 +7,12 @@
  * Modelled on the official x402 client's scheme classes (`SchemeNetworkClient`).
  */
 import type { Hex, LocalAccount } from "viem";
+import type { ApprovalRequest } from "../../../stream";
 import type { TransferAuthorizationTypedData } from "../../../stream/events";
 import type { ChainReader } from "../../../x402/chain-reader";
 import type { PayableRequirement, SchemeName } from "../../../x402/payment-requirements";
+import type { Permit2Authorization, TransferAuthorization } from "../../../x402/payment-signature-header";
+import type { OutgoingPaymentPayload } from "../../../x402/payment-payload";
 import type { UptoPermitTypedData } from "../../../x402/upto-permit2";
 import type { Metering, SettledPayment } from "../upto-settlement";
 
@@ -54,6 +57,25 @@ export type Readiness = "ready" | "not-approved" | "unreadable";
 /** A settlement the chain shows, with the amount that moved. */
 export type ProvenSettlement = { amount: bigint };
 
+/** The terms a typed data is built from. */
+export type SignedQuoteTerms = Pick<SchemeQuote, "option" | "payer" | "validAfter" | "validBefore" | "nonce">;
+
+/** A person's signed authorization as the approval's `PAYMENT-SIGNATURE` carries it. */
+export type SignedAuthorization = TransferAuthorization | Permit2Authorization;
+
+/** A person's signed authorization read back into the quote's terms. */
+export type SignedTerms = {
+  validAfter: bigint;
+  validBefore: bigint;
+  /** The quote's 32-byte nonce it carries; undefined when it cannot be one. */
+  nonce: `0x${string}` | undefined;
+  /** Whether it signs the option's terms for this wallet (checksummed), read once the window and method have passed. */
+  sameTerms(wallet: `0x${string}`): boolean;
+};
+
+/** The fields an approval request carries beside the common ones (a ceiling, its metering, an approve to send first). */
+export type ApprovalSchemeFields = Pick<ApprovalRequest, "ceiling" | "metering" | "permit2Approval">;
+
 /** What a signature is known by, in a quote and in the journal alike. */
 export type AuthorizationTerms = { payer: `0x${string}`; nonce: `0x${string}`; validBefore: bigint; payTo: `0x${string}` };
 
@@ -65,11 +87,21 @@ export interface PaymentScheme {
   ownsAuthorization(authorization: AuthorizationRef): boolean;
 
   /** What to sign for the quote. */
-  typedData(quote: SchemeQuote, chainId: number): QuoteTypedData;
+  typedData(quote: SignedQuoteTerms, chainId: number): QuoteTypedData;
   /** Signs it with the agent wallet. */
   sign(account: LocalAccount, typedData: QuoteTypedData): Promise<Hex>;
   /** The x402 payment payload that carries the signature to the service. */
-  payload(quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex): Record<string, unknown>;
+  payload(quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex): OutgoingPaymentPayload;
+
+  /**
+   * A person's wallet: the fields the approval request carries for this scheme (`notApproved`:
+   * the chain does not yet let the signature settle, readiness "not-approved").
+   */
+  approvalFields(option: PayableRequirement, notApproved: boolean): ApprovalSchemeFields;
+  /** A person's signed authorization read back; undefined when it is not of this scheme's shape. */
+  readSigned(authorization: SignedAuthorization, option: PayableRequirement): SignedTerms | undefined;
+  /** The address that signed this scheme's typed data; undefined for a malformed signature. */
+  recoverSigner(typedData: QuoteTypedData, signature: Hex): Promise<`0x${string}` | undefined>;
 
   /** How the chain is asked about a signature (a quote's, or a journal row's for the reconciler). */
   authorizationRef(terms: AuthorizationTerms): AuthorizationRef;
@@ -103,6 +135,8 @@ export type SchemeWords = {
   overLimit(amount: string): string;
   /** The person's approval request. */
   approve(amount: string, service: string): string;
+  /** Added to it when the chain does not yet let the signature settle (readiness "not-approved"). */
+  approveFirst: string;
   /** "Paying …" while the service verifies. */
   paying(amount: string): string;
   /** The fields a quoted event and a quote carry beside the amount (a ceiling). */

@@ -5,12 +5,33 @@
  * what it used, at most the ceiling: the ceiling is reserved, what the chain shows moved is
  * committed, and held against what the service says it used (upto-settlement.ts).
  */
-import type { Hex, LocalAccount } from "viem";
+import { getAddress, type Hex, type LocalAccount } from "viem";
+import { formatUsdc } from "../../../money";
 import type { ChainReader } from "../../../x402/chain-reader";
 import type { PayableRequirement } from "../../../x402/payment-requirements";
-import { buildUptoPaymentPayload, buildUptoTypedData, permit2NonceOf, toViemUptoTypedData } from "../../../x402/upto-permit2";
+import { isPermit2Authorization } from "../../../x402/payment-signature-header";
+import { isUptoOption, meteringUnitOf, uptoTermsOf } from "../../../x402/schemes/upto-offer";
+import {
+  buildUptoPaymentPayload,
+  buildUptoTypedData,
+  PERMIT2,
+  permit2NonceOf,
+  recoverUptoSigner,
+  toViemUptoTypedData,
+  UPTO_PROXY,
+} from "../../../x402/upto-permit2";
 import { readMetering, reviewSettlement, type Metering } from "../upto-settlement";
-import type { AuthorizationOutcome, AuthorizationRef, AuthorizationTerms, PaymentScheme, QuoteTypedData, Readiness, SchemeQuote } from "./payment-scheme";
+import type {
+  AuthorizationOutcome,
+  AuthorizationRef,
+  AuthorizationTerms,
+  PaymentScheme,
+  QuoteTypedData,
+  Readiness,
+  SchemeQuote,
+  SignedAuthorization,
+  SignedQuoteTerms,
+} from "./payment-scheme";
 
 function permitTypedData(typedData: QuoteTypedData) {
   if (typedData.primaryType !== "PermitWitnessTransferFrom") throw new TypeError("a metered payment signs a Permit2 permit");
@@ -19,14 +40,42 @@ function permitTypedData(typedData: QuoteTypedData) {
 
 export const uptoScheme: PaymentScheme = {
   name: "upto",
-  owns: (option: PayableRequirement) => option.upto !== undefined,
+  owns: (option: PayableRequirement) => isUptoOption(option),
   ownsAuthorization: (authorization: AuthorizationRef) => authorization.upto !== undefined,
 
-  typedData: (quote: SchemeQuote, chainId: number) =>
+  typedData: (quote: SignedQuoteTerms, chainId: number) =>
     buildUptoTypedData(quote.option, chainId, { validAfter: quote.validAfter, nonce: quote.nonce, deadline: quote.validBefore }),
   sign: (account: LocalAccount, typedData: QuoteTypedData) => account.signTypedData(toViemUptoTypedData(permitTypedData(typedData))),
   payload: (quote: SchemeQuote, typedData: QuoteTypedData, signature: Hex) =>
     buildUptoPaymentPayload(quote.option, quote.resource, permitTypedData(typedData), quote.payer, signature, quote.extensions),
+
+  /** The ceiling, the metering the 402 declared, and the Permit2 approve a wallet must send first. */
+  approvalFields(option: PayableRequirement, notApproved: boolean) {
+    const { unitPrice } = uptoTermsOf(option);
+    const unit = meteringUnitOf(option);
+    return {
+      ceiling: formatUsdc(option.amount),
+      ...(unitPrice === undefined ? {} : { metering: { unitPrice: formatUsdc(unitPrice), ...(unit === undefined ? {} : { unit }) } }),
+      ...(notApproved ? { permit2Approval: { spender: PERMIT2, token: option.asset, amount: formatUsdc(option.amount) } } : {}),
+    };
+  },
+  /** A permit: its window is [validAfter (in its witness), deadline], and it carries the quote's nonce as a uint256. */
+  readSigned(authorization: SignedAuthorization, option: PayableRequirement) {
+    if (!isPermit2Authorization(authorization)) return undefined;
+    return {
+      validAfter: BigInt(authorization.witness.validAfter),
+      validBefore: BigInt(authorization.deadline),
+      nonce: quoteNonceOfPermit(authorization.nonce),
+      sameTerms: (wallet: `0x${string}`) =>
+        getAddress(authorization.from) === wallet &&
+        getAddress(authorization.witness.to) === option.payTo &&
+        BigInt(authorization.permitted.amount) === option.amount &&
+        getAddress(authorization.permitted.token) === option.asset &&
+        getAddress(authorization.spender) === UPTO_PROXY &&
+        getAddress(authorization.witness.facilitator) === uptoTermsOf(option).facilitator,
+    };
+  },
+  recoverSigner: (typedData: QuoteTypedData, signature: Hex) => recoverUptoSigner(permitTypedData(typedData), signature),
 
   authorizationRef: ({ payer, nonce, validBefore, payTo }: AuthorizationTerms) => ({ payer, nonce, validBefore, upto: { payTo } }),
   /**
@@ -71,7 +120,7 @@ export const uptoScheme: PaymentScheme = {
       service: quote.service,
       ceiling: quote.option.amount,
       settled: amount,
-      quotedUnitPrice: quote.option.upto?.unitPrice,
+      quotedUnitPrice: uptoTermsOf(quote.option).unitPrice,
       ...said,
     });
     return { amount, review };
@@ -84,8 +133,15 @@ export const uptoScheme: PaymentScheme = {
     asks: (amount) => `up to ${amount} USDC, metered: it settles what it uses`,
     overLimit: () => "A ceiling of ",
     approve: (amount, service) => `Approve up to ${amount} USDC to ${service} in your wallet (metered: it takes what it uses)`,
+    approveFirst: "; first, your wallet must let Permit2 move its USDC (a one-time approve transaction)",
     paying: (amount) => `Paying at most ${amount} USDC; the service verifies and settles it.`,
     quoteFields: (amount) => ({ ceiling: amount }),
     journalFields: (amount) => ({ scheme: "upto", ceiling: amount }),
   },
 };
+
+/** A permit's uint256 nonce as the 32-byte quote nonce it was made from; undefined when it cannot be one. */
+function quoteNonceOfPermit(nonce: string): `0x${string}` | undefined {
+  const hex = BigInt(nonce).toString(16);
+  return hex.length > 64 ? undefined : `0x${hex.padStart(64, "0")}`;
+}

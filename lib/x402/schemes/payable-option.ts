@@ -1,0 +1,49 @@
+/**
+ * What a payable option is once a scheme's offer reader has read it, and what an offer reader
+ * is: the wire half of a payment scheme (lib/agent/purchase/schemes/ holds the paying half).
+ * The 402 parser (payment-requirements.ts) asks the reader registered under an offer's scheme
+ * name, as the official x402 client asks its registered schemes, and never tests a name itself.
+ */
+import { z } from "zod";
+
+export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+export const baseUnits = z.string().regex(/^\d{1,30}$/);
+/**
+ * An x402 v2 network: a CAIP-2 id (`namespace:reference`), as the protocol's v2 types name it.
+ * A v2 option naming a v1 network name is not read: its payload could not be the SDK's.
+ */
+export const caip2Network = z.string().includes(":");
+
+/** The schemes this code can pay: `exact` (EIP-3009) and `upto` (Permit2, x402 v2). */
+export type SchemeName = "exact" | "upto";
+
+/** One payable option, frozen from the service's answer. */
+export type PayableRequirement = {
+  x402Version: 1 | 2;
+  /** The requirement object exactly as the service sent it. */
+  requirements: Record<string, unknown>;
+  amount: bigint;
+  asset: `0x${string}`;
+  payTo: `0x${string}`;
+  network: string;
+  maxTimeoutSeconds: number;
+  domain: { name: string; version: string };
+  /**
+   * Present for an `upto` option: `amount` is then the ceiling the payer signs, and the service
+   * settles what it used, at most that. `unitPrice` is the price per unit the 402 declared.
+   * Read only by the upto scheme's modules (upto-offer.ts, upto-permit2.ts, upto-scheme.ts).
+   */
+  upto?: { facilitator: `0x${string}`; unitPrice?: bigint };
+};
+
+/** A scheme's reader of the options it owns in a 402. */
+export type OfferReader = {
+  readonly name: SchemeName;
+  /**
+   * Whether `amount` is a ceiling the service settles part of (metered) rather than the price.
+   * Between schemes the selection prefers a known price that fits (payment-requirements.ts).
+   */
+  readonly metered: boolean;
+  /** The option, when it is well-formed for this scheme in this x402 version; else undefined. */
+  read(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined;
+};
