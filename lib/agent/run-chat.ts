@@ -19,15 +19,13 @@ import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purcha
 import { runConfirmedPurchase } from "./purchase/run-confirmed-purchase";
 import { runSignedIn } from "./purchase/sign-in-instead";
 import type { SignedIn } from "../x402/siwx-binding";
+import { FINISH_MARGIN_MS } from "./finish-margin";
 import { buildSystemPrompt } from "./system-prompt";
 import { walletProven } from "./wallet-proof";
 import { createCallPaidServiceTool } from "./tools/call-paid-service-tool";
 import { callInput, pushToolExchange } from "./tool-exchange";
 import { createDiscoverServicesTool } from "./tools/discover-services-tool";
 import { CALL_PAID_MCP_TOOL, createCallPaidMcpToolTool } from "./tools/call-paid-mcp-tool-tool";
-
-/** Time kept back from the deadline so the last lines always go out. */
-export const FINISH_MARGIN_MS = 1_500;
 
 export type ChatRunInput = {
   messages: ChatMessage[];

@@ -15,13 +15,13 @@ import type { IdempotencyStore } from "../store/store-types";
 import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
 import { readConfirmationToken, type ConfirmedTerms } from "../x402/agent-confirmation";
 import { PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
-import type { ChatDependencies } from "./chat-dependencies";
+import type { AppDependencies } from "../doors/app-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "../stream/chat-request";
-import { admitCaller } from "./admit-caller";
-import { unlistedCallsOf } from "./unlisted-calls";
+import { admitCaller } from "../doors/admit-caller";
+import { unlistedCallsOf } from "../doors/unlisted-calls";
 import { INSTANCE_ID } from "./instance-id";
-import { namespaceOf, requestKeyOf } from "./request-key";
-import { enforceRateLimit } from "./rate-limit";
+import { namespaceOf, requestKeyOf } from "../doors/request-key";
+import { enforceRateLimit } from "../doors/rate-limit";
 import { bindApprovalToRequest } from "./bind-approval-request";
 import { readBoundedJson } from "../net/read-bounded-json";
 import { watchCaller } from "../net/watch-caller";
@@ -33,7 +33,7 @@ import { SIGN_IN_HEADER } from "../x402/siwx-binding";
 /** How long the route waits for the model provider to accept the first call. */
 const MODEL_READY_TIMEOUT_MS = 15_000;
 
-export async function handleChatRequest(request: Request, getDependencies: () => ChatDependencies): Promise<Response> {
+export async function handleChatRequest(request: Request, getDependencies: () => AppDependencies): Promise<Response> {
   try {
     const deps = getDependencies();
     // The request's time budget starts now, not once its body has finished arriving.

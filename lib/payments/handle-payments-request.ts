@@ -14,7 +14,7 @@ import { paymentsCsv } from "./payments-csv";
 import { toPaymentView } from "./payment-view";
 import { readHistoryPage } from "./read-history-page";
 
-/** What the route needs; the chat's dependencies provide it. */
+/** What the route needs; the app's dependencies (`lib/app/create-app-dependencies.ts`) provide it. */
 export type PaymentsDependencies = {
   env: Pick<Env, "ADMIN_TOKEN" | "SESSION_SECRET" | "X402_NETWORK">;
   network: Pick<NetworkConfig, "chainId" | "explorerUrl" | "networkNames">;

@@ -18,7 +18,8 @@ import type { Server } from "node:http";
 import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import { type AppDependencies } from "../../lib/doors/app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { handleMcpRequest } from "../../lib/mcp/handle-mcp-request";
 import { createDatabaseStore, lazyDatabase } from "../../lib/store/create-database-store";
@@ -49,7 +50,7 @@ const catalogue: Record<"http" | "mcp", Item[]> = { http: [], mcp: [] };
 const database = lazyDatabase({ kind: "pglite" });
 let harness: ChatHarness;
 /** A second instance: its own discovery, prober and caches, the same database. */
-let other: ChatDependencies;
+let other: AppDependencies;
 let bazaar: { server: Server; origin: string };
 let failing: { unpayable: HostileService; dearer: HostileService; taker: HostileService };
 let errors: { server: Server; origin: string; requests: number };
@@ -147,7 +148,7 @@ beforeAll(async () => {
     },
   });
   for (const service of Object.values(failing)) service.configure(hostileWorldOf(harness.devnet, harness.devnet));
-  other = createChatDependencies(harness.env, { network: harness.deps.network, store: createDatabaseStore(database), baseModel: harness.deps.baseModel });
+  other = createAppDependencies(harness.env, { network: harness.deps.network, store: createDatabaseStore(database), baseModel: harness.deps.baseModel });
 }, 120_000);
 
 afterAll(async () => {

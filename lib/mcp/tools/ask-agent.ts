@@ -6,7 +6,7 @@ import "server-only";
  * collected from the stream it writes; its payment progress goes out as MCP progress.
  */
 import { startChatRun } from "../../agent/run-chat";
-import { unlistedCallsOf } from "../../chat/unlisted-calls";
+import { unlistedCallsOf } from "../../doors/unlisted-calls";
 import { inspectMessages } from "../../safety/content-safety";
 import { limitsOf, requestKeyOf } from "../call-scope";
 import { SECRET_REFUSAL } from "../content-check";
