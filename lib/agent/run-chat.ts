@@ -71,7 +71,7 @@ export function startChatRun(
   writer: StreamWriter,
   log: (entry: Record<string, unknown>) => void = (entry) => console.info(JSON.stringify(entry)),
 ): ChatRun {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const deadline = (input.arrivedAt ?? now()) + deps.settings.deadlineMs;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, deadline - now()));

@@ -116,6 +116,8 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
     // The one clock of the process: every module below reads time through it, so a test's
     // clock reaches them all.
     now: overrides.now ?? Date.now,
+    // Only a test's clock reaches the store's day windows; unset, the store's own clock cuts them.
+    storeClock: overrides.now,
   };
 }
 

@@ -37,7 +37,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
   try {
     const deps = getDependencies();
     // The request's time budget starts now, not once its body has finished arriving.
-    const arrivedAt = (deps.now ?? Date.now)();
+    const arrivedAt = deps.now();
     const contentType = request.headers.get("content-type") ?? "";
     if (!/^application\/json\b/i.test(contentType)) throw new AppError("bad_request:content_type");
 
@@ -74,7 +74,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           walletAddress: body.walletAddress,
           network: deps.network,
           quoteSecret: deps.quoteSecret,
-          now: (deps.now ?? Date.now)(),
+          now: deps.now(),
           serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
         })
       : undefined;
@@ -98,7 +98,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           walletAddress: body.walletAddress,
           network: deps.network,
           quoteSecret: deps.quoteSecret,
-          now: (deps.now ?? Date.now)(),
+          now: deps.now(),
           serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
         });
     if (signedIn) rateLimit = await enforceRateLimit(deps, [`wallet:${signedIn.payer.toLowerCase()}`], rateLimit);
@@ -114,7 +114,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // may legitimately run side by side (and a retry after a dropped stream must not wait for
     // the abandoned run to wind down), while payments stay deduplicated by the purchase path.
     const release = requestKey.fromHeader
-      ? await claimInFlight(deps.store.inFlight, requestKey.key, { lastsMs: arrivedAt + deps.settings.deadlineMs - (deps.now ?? Date.now)() })
+      ? await claimInFlight(deps.store.inFlight, requestKey.key, { lastsMs: arrivedAt + deps.settings.deadlineMs - deps.now() })
       : undefined;
     let run: ChatRun | undefined;
     try {

@@ -24,7 +24,7 @@ export async function handleMcpRequest(request: Request, getDependencies: () => 
   try {
     if (request.method !== "POST") return methodNotAllowed();
     const deps = getDependencies();
-    const arrivedAt = (deps.now ?? Date.now)();
+    const arrivedAt = deps.now();
     metadataUrl = resourceMetadataUrl(siteOrigin(deps.env.APP_URL, request));
     checkOrigin(request, deps.env.APP_URL);
     const { caller, clientKey, rateLimit } = await admitCaller(request, deps, arrivedAt);

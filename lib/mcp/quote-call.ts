@@ -104,7 +104,7 @@ export async function quoteCall(deps: AppDependencies, request: QuoteRequest): P
   const problems = optionProblems({ service, option, listedAmount: listed, payerKind: "agent", payeePolicy: deps.settings.payeePolicy }).map(
     (problem) => problem.text,
   );
-  const daily = await readDailyRoom(deps.store.ledger, limits, payer, deps.now?.());
+  const daily = await readDailyRoom(deps.store.ledger, limits, payer, deps.storeClock?.());
   if (option.amount > daily.left) problems.push(`${amount} USDC would go over the daily room left, ${formatUsdc(daily.left)} USDC`);
   const readiness = payer ? readinessOf(deps.chain, payer, option) : undefined;
   const checked = await paymentProblems({ option, limits, spentThisRequest: 0n, balance: balanceRead, readiness, payerKind: "agent", all: true });

@@ -18,5 +18,5 @@ export type AuthDependencies = {
   >;
   network: Pick<NetworkConfig, "chainId">;
   store: Pick<Store, "idempotency" | "rateLimiter">;
-  now?: () => number;
+  now: () => number;
 };

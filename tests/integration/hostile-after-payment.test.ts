@@ -197,7 +197,7 @@ describe("a seller that takes the signature and plays a trick", () => {
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     for (const scenario of scenarios) {
       const purchase = purchaseDependenciesOf(scenario.deps);
-      await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, journal: scenario.deps.store.journal, log: () => {} });
+      await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, journal: scenario.deps.store.journal, now: Date.now, log: () => {} });
     }
   }, 150_000);
 

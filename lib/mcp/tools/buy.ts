@@ -32,16 +32,17 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
   const { deps } = context;
   if (carriesSecret(input.url, bodyText(input.body))) return toolResult({ status: "refused", message: SECRET_REFUSAL }, { isError: true });
   await refreshListing(deps.discovery, input.url, call.signal);
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const deadline = context.arrivedAt + deps.settings.deadlineMs;
   const requestKey = requestKeyOf(context, "buy", { idempotencyKey: input.idempotencyKey, requestId: call.requestId });
   // The tracker's steps go straight to MCP progress notifications (no stream bytes in between).
   const progress = new CheckedPaymentListener((payment) => call.progress(payment));
   const run = new AgentRun(deps, {
-    // The caller named this exact request in its own arguments, as a person names one in the
-    // chat (named-urls.ts): the agent wallet pays it without a go-ahead, which nobody could give here.
-    // The URL as the URL standard writes it: escaped, so it reads back whole (named-urls.ts).
-    messages: [{ role: "user", content: `${input.method} ${new URL(input.url).href}` }],
+    // No conversation: the caller named this exact request in its own arguments, as a person
+    // names one in the chat (named-urls.ts), so the agent wallet pays it without a go-ahead,
+    // which nobody could give here.
+    messages: [],
+    namedCall: { method: input.method, url: input.url },
     walletAddress: undefined,
     // maxPrice lowers the per-payment limit like a chat's spendingLimits, never raising it.
     limits: limitsOf(context, input.maxPrice === undefined ? undefined : { perPayment: input.maxPrice }).limits,
