@@ -6,9 +6,9 @@ import "server-only";
  * asks for), with the tracker's progress heard as MCP progress (payment-listener.ts).
  */
 import { AgentRun } from "../../agent/agent-run";
-import { CheckedPaymentListener } from "../../agent/purchase/payment-listener";
 import type { PurchaseOutcome } from "../../agent/purchase/run-purchase";
 import { FINISH_MARGIN_MS } from "../../agent/finish-margin";
+import { CheckedRunListener } from "../../agent/run-listener";
 import { describeOutcome } from "../../agent/describe-outcome";
 import { unlistedCallsOf } from "../../doors/unlisted-calls";
 import { explorerTransactionUrl } from "../../network-presets";
@@ -36,7 +36,9 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
   const deadline = context.arrivedAt + deps.settings.deadlineMs;
   const requestKey = requestKeyOf(context, "buy", { idempotencyKey: input.idempotencyKey, requestId: call.requestId });
   // The tracker's steps go straight to MCP progress notifications (no stream bytes in between).
-  const progress = new CheckedPaymentListener((payment) => call.progress(payment));
+  const progress = new CheckedRunListener((event) => {
+    if (event.type === "payment") call.progress(event.payment);
+  });
   const run = new AgentRun(deps, {
     // No conversation: the caller named this exact request in its own arguments, as a person
     // names one in the chat (named-urls.ts), so the agent wallet pays it without a go-ahead,
@@ -71,7 +73,7 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
     await run.tracker.recorded();
   }
   const paymentId = "paymentId" in outcome ? outcome.paymentId : undefined;
-  const ownSteps = progress.events.filter((payment) => payment.id === paymentId);
+  const ownSteps = progress.payments.filter((payment) => payment.id === paymentId);
   // A fresh payment is quoted first; a retry's recorded outcome is shown without its steps.
   const replayed = paymentId !== undefined && !ownSteps.some((payment) => payment.status === "quoted");
   const txHash = "txHash" in outcome ? outcome.txHash : undefined;
