@@ -51,6 +51,9 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
   const quoteSecret = env.QUOTE_SECRET ?? (network.name === "local" ? LOCAL_QUOTE_SECRET : undefined);
   if (!quoteSecret) throw new AppError("unavailable:not_configured", { details: "QUOTE_SECRET is not set" });
   const store = overrides.store ?? getStore();
+  // The one clock of the process: every module below reads time through it, so a test's
+  // clock reaches them all.
+  const now = overrides.now ?? Date.now;
   return {
     env,
     network,
@@ -66,6 +69,7 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
         facilitatorUrl: network.facilitatorUrl,
         network,
         fetch: (input, init) => discoveryFetch(input, init),
+        now,
         // What the service fetch would refuse, and this app itself (APP_URL), is never listed.
         judge: createListingJudge({ allowlist: network.outboundAllowlist, infrastructure, ownOrigins: env.APP_URL ? [env.APP_URL] : [] }),
       }),
@@ -113,9 +117,7 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
       approvalTtlSeconds: env.APPROVAL_TTL_SECONDS,
       agentAuthorizationTtlSeconds: env.AGENT_AUTHORIZATION_TTL_SECONDS,
     },
-    // The one clock of the process: every module below reads time through it, so a test's
-    // clock reaches them all.
-    now: overrides.now ?? Date.now,
+    now,
     // Only a test's clock reaches the store's day windows; unset, the store's own clock cuts them.
     storeClock: overrides.now,
   };

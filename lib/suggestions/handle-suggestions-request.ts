@@ -33,6 +33,7 @@ export function getSuggestionsSource(getDependencies: () => AppDependencies): Su
     discovery: deps.discovery,
     maxAmount: deps.settings.limitSettings.defaults.perPayment,
     ttlMs: CACHE_SECONDS * 1000,
+    now: deps.now,
     // Through the agent's own guarded fetch: a probe reaches only what the agent could call.
     answers: (listing) => listingAnswers(deps.fetch, listing),
   });
