@@ -1,7 +1,7 @@
 /**
  * The shape of lib/ is a lint fact (docs/architecture.md): these cases run the project's own
  * ESLint configuration, as `npm run lint` does, on fixture modules inside lib/ and show that a
- * cycle (through a value import, a type-only import or the `@/` alias), an import up the layers
+ * cycle (through a value import, a type-only import or the `@/` alias), an import up the layers,
  * an import between two doors and a 251-line module each fail, while a module that keeps the
  * shape passes.
  */
