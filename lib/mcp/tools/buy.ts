@@ -32,7 +32,6 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
   const { deps } = context;
   if (carriesSecret(input.url, bodyText(input.body))) return toolResult({ status: "refused", message: SECRET_REFUSAL }, { isError: true });
   await refreshListing(deps.discovery, input.url, call.signal);
-  const now = deps.now;
   const deadline = context.arrivedAt + deps.settings.deadlineMs;
   const requestKey = requestKeyOf(context, "buy", { idempotencyKey: input.idempotencyKey, requestId: call.requestId });
   // The tracker's steps go straight to MCP progress notifications (no stream bytes in between).
@@ -55,7 +54,7 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
     unlisted: unlistedCallsOf(deps, context.caller, context.clientKey),
   });
   // The call's whole time, as a chat run's: stopped when the purchase ends (lib/timeout.ts says why not AbortSignal.timeout).
-  const timeout = timeoutSignal(Math.max(0, deadline - now()));
+  const timeout = timeoutSignal(Math.max(0, deadline - deps.now()));
   let outcome: PurchaseOutcome;
   try {
     outcome = await run.purchase({
