@@ -26,15 +26,28 @@ export const LIB_LAYERS = [
   ["lib/access", "lib/grants", "lib/journal", "lib/evidence", "lib/client", "lib/boot-check.ts"],
   ["lib/store"],
   ["lib/agent", "lib/payments"],
-  ["lib/chat"],
-  ["lib/mcp", "lib/suggestions", "lib/cron", "lib/sign-in"],
+  ["lib/doors"],
+  ["lib/chat", "lib/mcp", "lib/suggestions", "lib/cron", "lib/sign-in"],
+  ["lib/app"],
 ];
+
+/**
+ * The doors of one layer are siblings: none imports another, so what two of them share has to
+ * move down into `lib/doors` (the MCP server once borrowed the chat's admission and run).
+ */
+export const SIBLING_DOORS = ["lib/chat", "lib/mcp", "lib/suggestions", "lib/cron", "lib/sign-in"];
 
 /** One zone per layer: its files may not import anything from the layers above it. */
 const layerZones = LIB_LAYERS.slice(0, -1).map((layer, index) => ({
   target: layer,
   from: LIB_LAYERS.slice(index + 1).flat(),
   message: `lib/ is layered (docs/architecture.md): layer ${index + 1} may not import a higher layer. Move what both need down, into the lower module or a small types file.`,
+}));
+
+const siblingZones = SIBLING_DOORS.map((door) => ({
+  target: door,
+  from: SIBLING_DOORS.filter((other) => other !== door),
+  message: `${door} is a door: it imports no other door (docs/architecture.md). Move what both need into lib/doors.`,
 }));
 
 /** Files that are over the line limit for a reason, each until the change that ends the reason. */
@@ -68,6 +81,7 @@ const config = [
         {
           zones: [
             ...layerZones,
+            ...siblingZones,
             {
               target: "lib",
               from: ["app", "components", "devnet", "tests", "scripts"],

@@ -30,7 +30,7 @@ type Remembered = { fingerprint: string; response: CapturedResponse };
 export class PaymentIdentifierCache {
   /** For the route's `extensions`: the 402 advertises the extension, identifiers optional. */
   readonly declaration = { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
-  readonly #answers = new BoundedCache<string, Remembered>({ maxEntries: MAX_ANSWERS, ttlMs: ANSWER_TTL_MS });
+  readonly #answers = new BoundedCache<string, Remembered>({ now: Date.now, maxEntries: MAX_ANSWERS, ttlMs: ANSWER_TTL_MS });
   readonly #inFlight = new Set<string>();
   readonly #seen: string[] = [];
   #settlements = 0;

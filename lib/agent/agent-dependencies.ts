@@ -55,7 +55,14 @@ export type AgentDependencies = {
   modelId: string;
   isDemoModel: boolean;
   settings: AgentSettings;
-  now?: () => number;
+  /** The one clock of the process (epoch ms): deadlines, quotes' validity, the journal's times. */
+  now: () => number;
+  /**
+   * A test's clock for the shared store's day windows (the daily room a caller is shown).
+   * Unset, the store cuts them on its own clock (the database's, Redis's), the same for every
+   * instance, as it does every reservation.
+   */
+  storeClock?: () => number;
 };
 
 /** The purchase path's view of the agent's dependencies; one place builds it for every purchase. */

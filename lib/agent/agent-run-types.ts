@@ -21,6 +21,12 @@ export type McpToolCall = {
   signal?: AbortSignal;
 };
 
+/**
+ * The one request a caller named in its own arguments rather than in words (MCP `buy`): as a
+ * URL the user wrote in the chat (named-urls.ts), the agent wallet pays it without a go-ahead.
+ */
+export type NamedCall = { method: CallMethod; url: string };
+
 /** A call with its body encoded: exactly what is quoted and sent. */
 export type EncodedCall = Omit<PurchaseCall, "body"> & { body?: EncodedBody };
 

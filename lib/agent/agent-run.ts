@@ -13,7 +13,7 @@ import type { DiscoveryClient } from "../x402/discovery-client";
 import type { ServiceListing } from "../x402/discovery-listing";
 import { chooseBodyType, encodeRequestBody } from "../x402/request-body";
 import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependencies";
-import { userNamed } from "./named-urls";
+import { callerNamed } from "./named-urls";
 import { askGoAhead } from "./ask-go-ahead";
 import type { PaymentTracker } from "./purchase/payment-tracker";
 import { runTracker } from "./run-tracker";
@@ -22,7 +22,7 @@ import { purchaseOnce } from "./purchase/purchase-once";
 import { paymentIdentifierFor } from "../x402/payment-identifier";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type Payer, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
 import { mcpCallBody, mcpResourceOf, runMcpPurchase } from "./purchase/mcp-purchase";
-import { MAX_TOOL_CALLS_PER_STEP, type EncodedCall, type McpToolCall, type PurchaseCall, type UnlistedCalls } from "./agent-run-types";
+import { MAX_TOOL_CALLS_PER_STEP, type EncodedCall, type McpToolCall, type NamedCall, type PurchaseCall, type UnlistedCalls } from "./agent-run-types";
 
 export class AgentRun {
   readonly tracker: PaymentTracker;
@@ -33,14 +33,15 @@ export class AgentRun {
   private readonly toolCallsThisStep = new Set<string>();
   /** Purchases of this request by intent, so a repeated tool call reuses the first one. */
   private readonly byIntent = new Map<string, Promise<PurchaseOutcome | { status: "refused"; message: string }>>();
-  /** The purchase's dependencies and clock, built once for the run. */
+  /** The purchase's dependencies, built once for the run. */
   private readonly purchaseDeps: PurchaseDependencies;
-  private readonly now: () => number;
 
   constructor(
     readonly deps: AgentDependencies,
     readonly input: {
       messages: ChatMessage[];
+      /** The one call the caller named as arguments (MCP `buy`; no messages then). */
+      namedCall?: NamedCall;
       walletAddress: `0x${string}` | undefined;
       limits: EffectiveLimits;
       writer: PaymentListener;
@@ -57,8 +58,7 @@ export class AgentRun {
     // A wallet named but not proven gets no rows in that wallet's journal: its quotes move no
     // money, and the signed request of a real approval journals the payment (wallet-proof.ts).
     const journaled = input.walletAddress === undefined || input.walletProven;
-    this.now = deps.now ?? Date.now;
-    this.purchaseDeps = { ...purchaseDependenciesOf(deps), now: this.now };
+    this.purchaseDeps = purchaseDependenciesOf(deps);
     this.tracker = runTracker(deps, input, journaled);
   }
 
@@ -174,10 +174,10 @@ export class AgentRun {
   }
 
   private async purchaseNow(call: EncodedCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
-    // A URL that came neither from discovery nor from the user's words (a service's answer or
-    // a page put it there) is paid by the agent wallet only after the person's go-ahead; the
-    // user's own wallet asks them for every payment anyway.
-    const ofUnknownOrigin = !listing && !userNamed(this.input.messages, call.url);
+    // A URL that came neither from discovery nor from the caller (its words, or the call it
+    // named; a service's answer or a page put it there) is paid by the agent wallet only after
+    // the person's go-ahead; the user's own wallet asks them for every payment anyway.
+    const ofUnknownOrigin = !listing && !callerNamed(this.input, call);
     // A call the service's own declaration says cannot succeed is not made: no quote, no payment.
     const declared = declaredCallProblem(call, listing);
     if (declared) return refused(declared);
@@ -212,7 +212,7 @@ export class AgentRun {
   /** Why no payment may start now (one approval at a time, enough time left), if one may not. */
   private cannotStart(): string | undefined {
     if (this.pendingApproval) return "A payment is already waiting for the user's approval; ask for one payment at a time.";
-    if (this.input.deadline - this.now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) return "There is not enough time left in this request to start a payment.";
+    if (this.input.deadline - this.deps.now() < MIN_PAYMENT_WINDOW_SECONDS * 1000) return "There is not enough time left in this request to start a payment.";
     return undefined;
   }
 

@@ -10,7 +10,7 @@ import type { ServiceListing } from "../x402/discovery-listing";
 import { createHash } from "node:crypto";
 import type { ChatMessage } from "../stream/chat-request";
 import type { AgentDependencies } from "./agent-dependencies";
-import type { EncodedCall, UnlistedCalls } from "./agent-run-types";
+import type { EncodedCall, NamedCall, UnlistedCalls } from "./agent-run-types";
 import type { PurchaseOutcome } from "./purchase/purchase-types";
 
 /** Who pays: the user's wallet when the request names one, else the agent wallet, if any. */
@@ -46,9 +46,14 @@ export async function unlistedCallProblem(listing: ServiceListing | undefined, u
   return undefined;
 }
 
-/** A conversation is named by its first user message, so every turn of it shares one id. */
-export function conversationIdOf(messages: ChatMessage[]): string {
-  const first = messages.find((message) => message.role === "user")?.content ?? "";
+/**
+ * A conversation is named by its first user message, so every turn of it shares one id; a call
+ * named as arguments (MCP `buy`) is a conversation of its own, named by the call.
+ */
+export function conversationIdOf(asked: { messages: ChatMessage[]; namedCall?: NamedCall }): string {
+  const first = asked.namedCall
+    ? `${asked.namedCall.method} ${asked.namedCall.url}`
+    : (asked.messages.find((message) => message.role === "user")?.content ?? "");
   return createHash("sha256").update(first).digest("hex").slice(0, 24);
 }
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../stream/chat-request";
-import { requestTarget, userNamed } from "./named-urls";
+import { callerNamed, requestTarget, userNamed } from "./named-urls";
 
 const said = (content: string, role: ChatMessage["role"] = "user"): ChatMessage[] => [{ role, content }];
 const LOOP = "https://paid.example/loop?i=1";
@@ -79,5 +79,20 @@ describe("userNamed", () => {
   it("names nothing that does not parse", () => {
     expect(userNamed(said(`Get ${LOOP}`), "not a url")).toBe(false);
     expect(requestTarget("https://")).toBeUndefined();
+  });
+});
+
+describe("callerNamed", () => {
+  it("names the one call an MCP caller passed as arguments, with no message made up for it", () => {
+    const asked = { messages: [], namedCall: { method: "GET" as const, url: "https://paid.example/q?text=café" } };
+    expect(callerNamed(asked, { method: "GET", url: "https://paid.example/q?text=caf%C3%A9" })).toBe(true);
+    expect(callerNamed(asked, { method: "GET", url: "https://paid.example/q?text=cafe" })).toBe(false);
+    // The same URL with another method is another request.
+    expect(callerNamed(asked, { method: "POST", url: "https://paid.example/q?text=café" })).toBe(false);
+  });
+
+  it("still reads the chat's words when no call was named", () => {
+    expect(callerNamed({ messages: said(`Get ${LOOP}`) }, { method: "GET", url: LOOP })).toBe(true);
+    expect(callerNamed({ messages: [] }, { method: "GET", url: LOOP })).toBe(false);
   });
 });

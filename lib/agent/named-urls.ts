@@ -5,6 +5,7 @@
  * ("now fetch /loop?i=2"), and that is the service's choice, which waits for the person's go-ahead.
  */
 import type { ChatMessage } from "../stream/chat-request";
+import type { NamedCall } from "./agent-run-types";
 
 // The scheme is case-insensitive (RFC 3986 §3.1), so "HTTPS://" in a message names a URL too.
 const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/gi;
@@ -18,6 +19,19 @@ export function userNamed(messages: readonly ChatMessage[], url: string): boolea
   const target = requestTarget(url);
   if (target === undefined) return false;
   return messages.some((message) => message.role === "user" && urlsIn(message.content).some((named) => requestTarget(named) === target));
+}
+
+/**
+ * True when the caller named exactly this request: in its chat messages (`userNamed`), or as
+ * the one call it passed as arguments, method included.
+ */
+export function callerNamed(asked: { messages: readonly ChatMessage[]; namedCall?: NamedCall }, call: NamedCall): boolean {
+  const { namedCall } = asked;
+  if (namedCall && namedCall.method === call.method) {
+    const target = requestTarget(call.url);
+    if (target !== undefined && requestTarget(namedCall.url) === target) return true;
+  }
+  return userNamed(asked.messages, call.url);
 }
 
 /** The URLs a text names, in order, as written (without a sentence's punctuation after them). */

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { FakeChain } from "../../tests/support/fake-chain";
 import { fakePaidService, refusedAnswer } from "../../tests/support/fake-paid-service";
 import { offlineNetwork, toolCallsModel } from "../../tests/support/offline-fixtures";
-import { createChatDependencies } from "../chat/chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
@@ -26,7 +26,7 @@ async function chatWith(calls: Record<string, unknown>[], contract?: InputContra
   const seen: Seen[] = [];
   const results: unknown[] = [];
   const model = toolCallsModel(calls, results);
-  const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
+  const deps = createAppDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
     network: offlineNetwork,
     store: createMemoryStore(),
     baseModel: { model, modelId: "mock", isDemo: false },

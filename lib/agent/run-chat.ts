@@ -1,14 +1,14 @@
 import "server-only";
 /**
  * One chat turn: the agent loop (`streamText` with the discovery and payment tools) streaming
- * text and payment progress into the protocol writer, bounded by a deadline, and always
+ * text and payment progress to its listener (the chat's stream writer, or an in-process one), bounded by a deadline, and always
  * ending with exactly one `d:` line.
  */
 import { BaseError } from "../base-error";
 import { experimental_streamTextLowMemory as streamTextOnce, stepCountIs, type ModelMessage } from "ai";
 import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
-import type { ErrorEvent, StreamWriter } from "../stream";
+import type { ErrorEvent } from "../stream";
 import type { ConfirmedTerms } from "../x402/agent-confirmation";
 import { AgentRun } from "./agent-run";
 import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependencies";
@@ -19,15 +19,14 @@ import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purcha
 import { runConfirmedPurchase } from "./purchase/run-confirmed-purchase";
 import { runSignedIn } from "./purchase/sign-in-instead";
 import type { SignedIn } from "../x402/siwx-binding";
+import { FINISH_MARGIN_MS } from "./finish-margin";
+import type { RunListener } from "./run-listener";
 import { buildSystemPrompt } from "./system-prompt";
 import { walletProven } from "./wallet-proof";
 import { createCallPaidServiceTool } from "./tools/call-paid-service-tool";
 import { callInput, pushToolExchange } from "./tool-exchange";
 import { createDiscoverServicesTool } from "./tools/discover-services-tool";
 import { CALL_PAID_MCP_TOOL, createCallPaidMcpToolTool } from "./tools/call-paid-mcp-tool-tool";
-
-/** Time kept back from the deadline so the last lines always go out. */
-export const FINISH_MARGIN_MS = 1_500;
 
 export type ChatRunInput = {
   messages: ChatMessage[];
@@ -70,10 +69,10 @@ class DeadlineReached extends BaseError<"deadline"> {
 export function startChatRun(
   deps: AgentDependencies & { baseModel: BaseModel },
   input: ChatRunInput,
-  writer: StreamWriter,
+  writer: RunListener,
   log: (entry: Record<string, unknown>) => void = (entry) => console.info(JSON.stringify(entry)),
 ): ChatRun {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const deadline = (input.arrivedAt ?? now()) + deps.settings.deadlineMs;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DeadlineReached()), Math.max(0, deadline - now()));

@@ -4,6 +4,7 @@ import "server-only";
  * to the payer's journal, journals each step under the request key and the conversation.
  */
 import type { ChatMessage } from "../stream/chat-request";
+import type { NamedCall } from "./agent-run-types";
 import type { AgentDependencies } from "./agent-dependencies";
 import { conversationIdOf } from "./call-checks";
 import type { PaymentListener } from "./purchase/payment-listener";
@@ -11,11 +12,9 @@ import { PaymentTracker } from "./purchase/payment-tracker";
 
 export function runTracker(
   deps: AgentDependencies,
-  input: { writer: PaymentListener; requestKey: string; messages: ChatMessage[] },
+  input: { writer: PaymentListener; requestKey: string; messages: ChatMessage[]; namedCall?: NamedCall },
   journaled: boolean,
 ): PaymentTracker {
-  const journal = journaled
-    ? { journal: deps.store.journal, requestKey: input.requestKey, conversationId: conversationIdOf(input.messages), now: deps.now }
-    : undefined;
+  const journal = journaled ? { journal: deps.store.journal, requestKey: input.requestKey, conversationId: conversationIdOf(input), now: deps.now } : undefined;
   return new PaymentTracker(input.writer, journal);
 }

@@ -6,7 +6,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { mockUsage, offlineNetwork } from "../../tests/support/offline-fixtures";
-import { createChatDependencies } from "../chat/chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { NOTHING_FOUND, WITHOUT_MCP_TOOLS } from "../x402/discovery-client";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
@@ -46,7 +46,7 @@ describe("tool calls per step", () => {
       },
     });
     let discoveryRequests = 0;
-    const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
+    const deps = createAppDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
       network: offlineNetwork,
       store: createMemoryStore(),
       baseModel: { model, modelId: "mock", isDemo: false },

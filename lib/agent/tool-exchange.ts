@@ -6,7 +6,8 @@
 import type { JSONValue, ModelMessage } from "ai";
 import type { BodyType } from "../x402/input-contract";
 import { bodyTypeOf } from "../x402/request-body";
-import { CALL_PAID_SERVICE_TOOL, describeOutcome } from "./tools/call-paid-service-tool";
+import { describeOutcome } from "./describe-outcome";
+import { CALL_PAID_SERVICE_TOOL } from "./tools/call-paid-service-tool";
 
 /** The call an approval, a go-ahead or a sign-in stands for, as the model would have made it. */
 export function callInput(call: { url: string; method: string; body?: string; contentType?: string }): Record<string, unknown> {

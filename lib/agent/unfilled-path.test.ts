@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeChain } from "../../tests/support/fake-chain";
 import { offlineNetwork, toolCallsModel } from "../../tests/support/offline-fixtures";
-import { createChatDependencies } from "../chat/chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { handleChatRequest } from "../chat/handle-chat-request";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
@@ -25,7 +25,7 @@ async function callAll(urls: string[], input?: InputContract) {
     urls.map((url) => ({ url, method: "GET" })),
     results,
   );
-  const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
+  const deps = createAppDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "100" }), {
     network: offlineNetwork,
     store: createMemoryStore(),
     baseModel: { model, modelId: "mock", isDemo: false },

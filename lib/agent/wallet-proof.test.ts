@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { FakeChain } from "../../tests/support/fake-chain";
 import { fakePaidService, MERCHANT } from "../../tests/support/fake-paid-service";
 import { offlineNetwork, textModel } from "../../tests/support/offline-fixtures";
-import { createChatDependencies } from "../chat/chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { StreamWriter, type PaymentEvent } from "../stream";
@@ -35,7 +35,7 @@ describe("walletProven", () => {
 describe("an agent run's journal, for a wallet named in the body", () => {
   async function quoteFor(proven: boolean) {
     const store = createMemoryStore();
-    const deps = createChatDependencies(parseEnv({}), {
+    const deps = createAppDependencies(parseEnv({}), {
       network: offlineNetwork,
       store,
       baseModel: { model: textModel("ok"), modelId: "mock", isDemo: false },

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { decodeAll, type StreamEvent } from "../stream";
-import { createChatDependencies } from "./chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { handleChatRequest } from "./handle-chat-request";
 import { hello, QUOTE_SECRET } from "../../tests/support/chat-handler";
 import { collectGarbage } from "../../tests/support/collect-garbage";
@@ -32,7 +32,7 @@ function waitingModel(aborted: { signal?: AbortSignal }) {
 describe("a caller that goes away mid-stream", () => {
   it("stops the run through the request's signal even after the Request object was garbage collected", async () => {
     const seen: { signal?: AbortSignal } = {};
-    const deps = createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "1000", QUOTE_SECRET }), {
+    const deps = createAppDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "1000", QUOTE_SECRET }), {
       network: offlineNetwork,
       store: createMemoryStore(),
       baseModel: { model: waitingModel(seen), modelId: "mock", isDemo: false },

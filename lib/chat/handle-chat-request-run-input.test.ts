@@ -8,7 +8,7 @@ import * as runChat from "../agent/run-chat";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { offlineNetwork, textModel } from "../../tests/support/offline-fixtures";
-import { createChatDependencies } from "./chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { handleChatRequest } from "./handle-chat-request";
 
 vi.mock("../agent/run-chat", async (importOriginal) => {
@@ -17,7 +17,7 @@ vi.mock("../agent/run-chat", async (importOriginal) => {
 });
 
 function dependencies(env: Record<string, string>, now?: () => number) {
-  return createChatDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "1000", ...env }), {
+  return createAppDependencies(parseEnv({ RATE_LIMIT_REQUESTS: "1000", ...env }), {
     network: offlineNetwork,
     store: createMemoryStore(),
     baseModel: { model: textModel("Hello!"), modelId: "mock", isDemo: false },

@@ -6,7 +6,7 @@ import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { createStore } from "../store/create-store";
 import { decodeAll, findSequenceViolations, type StreamEvent } from "../stream";
-import { createChatDependencies } from "./chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { handleChatRequest } from "./handle-chat-request";
 import { hello, problem, setup, signedApproval } from "../../tests/support/chat-handler";
 import { textModel } from "../../tests/support/offline-fixtures";
@@ -174,7 +174,7 @@ describe("POST /api/chat before the stream", () => {
     const env = parseEnv({ DEVNET_FILE: "/nonexistent/devnet.json" });
     const response = await handleChatRequest(
       new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(hello) }),
-      () => createChatDependencies(env),
+      () => createAppDependencies(env),
     );
     expect(response.status).toBe(503);
     const body = await problem(response);

@@ -15,13 +15,13 @@ import type { IdempotencyStore } from "../store/store-types";
 import { CONTENT_TYPE_BY_FRAMING, framingForAccept, StreamWriter } from "../stream";
 import { readConfirmationToken, type ConfirmedTerms } from "../x402/agent-confirmation";
 import { PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "../x402/payment-signature-header";
-import type { ChatDependencies } from "./chat-dependencies";
+import type { AppDependencies } from "../doors/app-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "../stream/chat-request";
-import { admitCaller } from "./admit-caller";
-import { unlistedCallsOf } from "./unlisted-calls";
+import { admitCaller } from "../doors/admit-caller";
+import { unlistedCallsOf } from "../doors/unlisted-calls";
 import { INSTANCE_ID } from "./instance-id";
-import { namespaceOf, requestKeyOf } from "./request-key";
-import { enforceRateLimit } from "./rate-limit";
+import { namespaceOf, requestKeyOf } from "../doors/request-key";
+import { enforceRateLimit } from "../doors/rate-limit";
 import { bindApprovalToRequest } from "./bind-approval-request";
 import { readBoundedJson } from "../net/read-bounded-json";
 import { watchCaller } from "../net/watch-caller";
@@ -33,11 +33,11 @@ import { SIGN_IN_HEADER } from "../x402/siwx-binding";
 /** How long the route waits for the model provider to accept the first call. */
 const MODEL_READY_TIMEOUT_MS = 15_000;
 
-export async function handleChatRequest(request: Request, getDependencies: () => ChatDependencies): Promise<Response> {
+export async function handleChatRequest(request: Request, getDependencies: () => AppDependencies): Promise<Response> {
   try {
     const deps = getDependencies();
     // The request's time budget starts now, not once its body has finished arriving.
-    const arrivedAt = (deps.now ?? Date.now)();
+    const arrivedAt = deps.now();
     const contentType = request.headers.get("content-type") ?? "";
     if (!/^application\/json\b/i.test(contentType)) throw new AppError("bad_request:content_type");
 
@@ -74,7 +74,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           walletAddress: body.walletAddress,
           network: deps.network,
           quoteSecret: deps.quoteSecret,
-          now: (deps.now ?? Date.now)(),
+          now: deps.now(),
           serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
         })
       : undefined;
@@ -98,7 +98,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
           walletAddress: body.walletAddress,
           network: deps.network,
           quoteSecret: deps.quoteSecret,
-          now: (deps.now ?? Date.now)(),
+          now: deps.now(),
           serviceName: (url) => deps.discovery.lookup(url)?.name ?? hostOf(url),
         });
     if (signedIn) rateLimit = await enforceRateLimit(deps, [`wallet:${signedIn.payer.toLowerCase()}`], rateLimit);
@@ -114,7 +114,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
     // may legitimately run side by side (and a retry after a dropped stream must not wait for
     // the abandoned run to wind down), while payments stay deduplicated by the purchase path.
     const release = requestKey.fromHeader
-      ? await claimInFlight(deps.store.inFlight, requestKey.key, { lastsMs: arrivedAt + deps.settings.deadlineMs - (deps.now ?? Date.now)() })
+      ? await claimInFlight(deps.store.inFlight, requestKey.key, { lastsMs: arrivedAt + deps.settings.deadlineMs - deps.now() })
       : undefined;
     let run: ChatRun | undefined;
     try {

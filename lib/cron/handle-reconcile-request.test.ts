@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { offlineNetwork, textModel } from "../../tests/support/offline-fixtures";
-import { createChatDependencies } from "../chat/chat-dependencies";
+import { createAppDependencies } from "../app/create-app-dependencies";
 import { parseEnv } from "../env";
 import { createMemoryStore } from "../store/create-memory-store";
 import { handleReconcileRequest } from "./handle-reconcile-request";
@@ -12,7 +12,7 @@ import { handleReconcileRequest } from "./handle-reconcile-request";
 const SECRET = "cron-secret-0123456789abcdef";
 
 function dependencies(env: Record<string, string>) {
-  return createChatDependencies(parseEnv(env), {
+  return createAppDependencies(parseEnv(env), {
     network: offlineNetwork,
     store: createMemoryStore(),
     baseModel: { model: textModel("hi"), modelId: "test", isDemo: false },

@@ -6,10 +6,10 @@ import "server-only";
  */
 import { timingSafeEqual } from "node:crypto";
 import { reconcilePendingPayments } from "../agent/purchase/reconcile-pending";
-import { reconcileDependenciesOf, type ChatDependencies } from "../chat/chat-dependencies";
+import { reconcileDependenciesOf, type AppDependencies } from "../doors/app-dependencies";
 import { AppError, problemResponse } from "../errors";
 
-export async function handleReconcileRequest(request: Request, getDependencies: () => ChatDependencies): Promise<Response> {
+export async function handleReconcileRequest(request: Request, getDependencies: () => AppDependencies): Promise<Response> {
   try {
     const deps = getDependencies();
     const secret = deps.env.CRON_SECRET;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Caller } from "../access/caller";
-import type { ChatDependencies } from "../chat/chat-dependencies";
-import { requestKeyOf as chatRequestKeyOf } from "../chat/request-key";
+import type { AppDependencies } from "../doors/app-dependencies";
+import { requestKeyOf as chatRequestKeyOf } from "../doors/request-key";
 import { isOwnRequestKey, requestKeyOf } from "./call-scope";
 import type { McpContext } from "./mcp-context";
 
 const budget = { perPayment: 1n, perRequest: 2n, daily: 3n };
 const context = (caller: Caller, clientKey = "ip:direct", exchangeId = "exchange-1"): McpContext => ({
-  deps: {} as ChatDependencies,
+  deps: {} as AppDependencies,
   caller,
   clientKey,
   exchangeId,

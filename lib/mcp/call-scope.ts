@@ -6,7 +6,7 @@ import "server-only";
  */
 import { createHash } from "node:crypto";
 import { callerLimits, type CallerLimits } from "../access/caller-limits";
-import { namespaceOf, namespaceOfRequestKey, scopedRequestKey } from "../chat/request-key";
+import { namespaceOf, namespaceOfRequestKey, scopedRequestKey } from "../doors/request-key";
 import type { SpendingLimitsInput } from "../limits/spending-limits-input";
 import type { McpContext } from "./mcp-context";
 

@@ -9,8 +9,8 @@ import "server-only";
  */
 import { randomBytes } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { ChatDependencies } from "../chat/chat-dependencies";
-import { admitCaller } from "../chat/admit-caller";
+import type { AppDependencies } from "../doors/app-dependencies";
+import { admitCaller } from "../doors/admit-caller";
 import { problemResponse } from "../errors";
 import { readBoundedJson } from "../net/read-bounded-json";
 import { watchCaller } from "../net/watch-caller";
@@ -19,12 +19,12 @@ import { createMcpServer } from "./create-mcp-server";
 import { admitToMcp, resourceMetadataUrl, siteOrigin, withResourceMetadata } from "./mcp-access";
 import { checkOrigin } from "./origin-check";
 
-export async function handleMcpRequest(request: Request, getDependencies: () => ChatDependencies): Promise<Response> {
+export async function handleMcpRequest(request: Request, getDependencies: () => AppDependencies): Promise<Response> {
   let metadataUrl: string | undefined;
   try {
     if (request.method !== "POST") return methodNotAllowed();
     const deps = getDependencies();
-    const arrivedAt = (deps.now ?? Date.now)();
+    const arrivedAt = deps.now();
     metadataUrl = resourceMetadataUrl(siteOrigin(deps.env.APP_URL, request));
     checkOrigin(request, deps.env.APP_URL);
     const { caller, clientKey, rateLimit } = await admitCaller(request, deps, arrivedAt);

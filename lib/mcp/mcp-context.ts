@@ -5,11 +5,11 @@ import "server-only";
  * lives exactly as long as its HTTP request.
  */
 import type { Caller } from "../access/caller";
-import type { ChatDependencies } from "../chat/chat-dependencies";
+import type { AppDependencies } from "../doors/app-dependencies";
 import type { PaymentEvent } from "../stream";
 
 export type McpContext = {
-  deps: ChatDependencies;
+  deps: AppDependencies;
   caller: Caller;
   /** The client address's bucket: the namespace of an anonymous caller's keys (request-key.ts). */
   clientKey: string;

@@ -8,7 +8,7 @@ import "server-only";
  * daily room is read, not reserved, so it can change before a `buy`.
  */
 import type { UnlistedCalls } from "../agent/agent-run-types";
-import type { ChatDependencies } from "../chat/chat-dependencies";
+import type { AppDependencies } from "../doors/app-dependencies";
 import { askWithoutPaying } from "../agent/purchase/ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "../agent/purchase/quote-stage";
 import { schemeOf } from "../agent/purchase/schemes/payment-schemes";
@@ -53,7 +53,7 @@ export type QuoteRequest = {
   signal?: AbortSignal;
 };
 
-export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): Promise<QuoteOutcome> {
+export async function quoteCall(deps: AppDependencies, request: QuoteRequest): Promise<QuoteOutcome> {
   const { call, limits } = request;
   const service = call.listing?.name ?? new URL(call.url).host;
   // An unlisted URL is asked on the server's behalf: only for callers who may spend the agent
@@ -104,7 +104,7 @@ export async function quoteCall(deps: ChatDependencies, request: QuoteRequest): 
   const problems = optionProblems({ service, option, listedAmount: listed, payerKind: "agent", payeePolicy: deps.settings.payeePolicy }).map(
     (problem) => problem.text,
   );
-  const daily = await readDailyRoom(deps.store.ledger, limits, payer, deps.now?.());
+  const daily = await readDailyRoom(deps.store.ledger, limits, payer, deps.storeClock?.());
   if (option.amount > daily.left) problems.push(`${amount} USDC would go over the daily room left, ${formatUsdc(daily.left)} USDC`);
   const readiness = payer ? readinessOf(deps.chain, payer, option) : undefined;
   const checked = await paymentProblems({ option, limits, spentThisRequest: 0n, balance: balanceRead, readiness, payerKind: "agent", all: true });

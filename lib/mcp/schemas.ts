@@ -13,7 +13,7 @@ import { BODY_TYPES, MAX_REQUEST_BODY_CHARS } from "../x402/request-body";
 /** The Bazaar's resource types this agent can pay: HTTP resources (the discovery client asks for `type=http`). */
 export const RESOURCE_TYPES = ["http"] as const;
 
-/** As the chat's `Idempotency-Key` header (lib/chat/request-key.ts). */
+/** As the chat's `Idempotency-Key` header (lib/doors/request-key.ts). */
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Optional on every spending tool: what names a call across retries, connections and instances. */

@@ -35,6 +35,7 @@ function dependencies(env: Record<string, string> = { ADMIN_TOKEN }): PaymentsDe
     agentAccount: agent,
     settings: { limitSettings: { defaults: { daily: 10_000_000n } } },
     now: () => NOW,
+    storeClock: () => NOW,
   };
 }
 

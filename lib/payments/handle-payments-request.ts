@@ -14,20 +14,22 @@ import { paymentsCsv } from "./payments-csv";
 import { toPaymentView } from "./payment-view";
 import { readHistoryPage } from "./read-history-page";
 
-/** What the route needs; the chat's dependencies provide it. */
+/** What the route needs; the app's dependencies (`lib/app/create-app-dependencies.ts`) provide it. */
 export type PaymentsDependencies = {
   env: Pick<Env, "ADMIN_TOKEN" | "SESSION_SECRET" | "X402_NETWORK">;
   network: Pick<NetworkConfig, "chainId" | "explorerUrl" | "networkNames">;
   store: Pick<Store, "journal" | "ledger">;
   agentAccount: { address: `0x${string}` } | undefined;
   settings: { limitSettings: { defaults: { daily: bigint } } };
-  now?: () => number;
+  now: () => number;
+  /** A test's clock for the store's day window; unset, the store's own clock cuts it (agent-dependencies.ts). */
+  storeClock?: () => number;
 };
 
 export async function handlePaymentsRequest(request: Request, getDependencies: () => PaymentsDependencies): Promise<Response> {
   try {
     const deps = getDependencies();
-    const now = deps.now?.() ?? Date.now();
+    const now = deps.now();
     const viewer = viewerOf(request, { env: deps.env, chainId: deps.network.chainId, now });
     const url = new URL(request.url);
     const params = parseHistoryParams(url);
@@ -36,7 +38,7 @@ export async function handlePaymentsRequest(request: Request, getDependencies: (
       readHistoryPage(deps.store.journal, { payer, status: params.status, service: params.service, before: params.before, limit: params.limit }),
       // The day's window is cut on the store's clock (rows come from every instance); only a
       // test's injected clock is passed down.
-      deps.store.ledger.spentToday(payer, deps.now ? { now } : {}),
+      deps.store.ledger.spentToday(payer, deps.storeClock ? { now: deps.storeClock() } : {}),
     ]);
     const payments = page.payments.map((record) => toPaymentView(record, deps.network));
     const nextCursor = page.nextCursor === undefined ? null : new Date(page.nextCursor).toISOString();

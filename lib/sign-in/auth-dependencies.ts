@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import type { NetworkConfig } from "../network/network-config";
 import type { Store } from "../store/store-types";
 
-/** What the sign-in routes need; the chat's dependencies provide it. */
+/** What the sign-in routes need; the app's dependencies (`lib/app/create-app-dependencies.ts`) provide it. */
 export type AuthDependencies = {
   env: Pick<
     Env,
@@ -18,5 +18,5 @@ export type AuthDependencies = {
   >;
   network: Pick<NetworkConfig, "chainId">;
   store: Pick<Store, "idempotency" | "rateLimiter">;
-  now?: () => number;
+  now: () => number;
 };

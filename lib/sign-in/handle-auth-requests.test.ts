@@ -16,7 +16,7 @@ const ORIGIN = "http://127.0.0.1:3000";
 const wallet = privateKeyToAccount(generatePrivateKey());
 
 function dependencies(env: Record<string, string> = {}): AuthDependencies {
-  return { env: parseEnv(env), network: { chainId: 31337 }, store: createMemoryStore() };
+  return { env: parseEnv(env), network: { chainId: 31337 }, store: createMemoryStore(), now: Date.now };
 }
 
 /** `name=value` of the Set-Cookie header that sets `name`. */

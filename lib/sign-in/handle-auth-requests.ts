@@ -10,8 +10,8 @@ import { readBoundedJson } from "../net/read-bounded-json";
 import { AppError, problemResponse } from "../errors";
 import type { AuthDependencies } from "./auth-dependencies";
 import { cookiesSecure, signInSite } from "../auth/request-site";
-import { clientKeyOf } from "../chat/client-key";
-import { enforceRateLimit, type RateLimitOutcome } from "../chat/rate-limit";
+import { clientKeyOf } from "../doors/client-key";
+import { enforceRateLimit, type RateLimitOutcome } from "../doors/rate-limit";
 import { clearedSessionCookie, sessionCookie, sessionOf, SESSION_TTL_MS } from "../auth/session-cookie";
 import { sessionSecretOf } from "../auth/session-secret";
 import { claimNonce, clearedNonceCookie, issueNonce, nonceOf } from "../auth/siwe-nonce";
@@ -31,7 +31,7 @@ export async function handleNonceRequest(request: Request, getDependencies: () =
   try {
     const deps = getDependencies();
     const limited = await limitSignIn(request, deps);
-    const now = deps.now?.() ?? Date.now();
+    const now = deps.now();
     const issued = issueNonce(sessionSecretOf(deps.env), { secure: cookiesSecure(deps.env.APP_URL, request), now });
     return Response.json(
       { nonce: issued.nonce, expiresAt: new Date(issued.expiresAt).toISOString() },
@@ -47,7 +47,7 @@ export async function handleSignInRequest(request: Request, getDependencies: () 
     const deps = getDependencies();
     const limited = await limitSignIn(request, deps);
     const secret = sessionSecretOf(deps.env);
-    const now = deps.now?.() ?? Date.now();
+    const now = deps.now();
     const parsed = SignInBody.safeParse(await readBoundedJson(request, { maxBytes: 8_192, timeoutMs: 10_000 }));
     if (!parsed.success) {
       throw new AppError("bad_request:body", { errors: parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })) });
@@ -87,7 +87,7 @@ export async function handleSignInRequest(request: Request, getDependencies: () 
 export async function handleSessionRequest(request: Request, getDependencies: () => AuthDependencies): Promise<Response> {
   try {
     const deps = getDependencies();
-    const session = sessionOf(request, sessionSecretOf(deps.env), deps.now?.() ?? Date.now());
+    const session = sessionOf(request, sessionSecretOf(deps.env), deps.now());
     return Response.json(session ? sessionBody(session) : { signedIn: false }, { headers: NO_STORE });
   } catch (error) {
     return problemResponse(error);

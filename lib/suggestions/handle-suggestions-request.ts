@@ -4,7 +4,7 @@ import "server-only";
  * discovery list. Always 200: no suggestions (an empty list) when discovery or the deployment's
  * configuration is not available, so the page simply shows none.
  */
-import { getChatDependencies } from "../chat/chat-dependencies";
+import type { AppDependencies } from "../doors/app-dependencies";
 import type { Suggestion } from "./build-suggestions";
 import { listingAnswers } from "./probe-listing";
 import { createSuggestionsSource, type SuggestionsSource } from "./suggestions-source";
@@ -12,7 +12,7 @@ import { createSuggestionsSource, type SuggestionsSource } from "./suggestions-s
 /** Browsers and caches may reuse a list for as long as the server itself does. */
 const CACHE_SECONDS = 60;
 
-export async function handleSuggestionsRequest(getSource: () => SuggestionsSource = getSuggestionsSource): Promise<Response> {
+export async function handleSuggestionsRequest(getSource: () => SuggestionsSource): Promise<Response> {
   let suggestions: Suggestion[];
   try {
     suggestions = await getSource().get();
@@ -25,14 +25,15 @@ export async function handleSuggestionsRequest(getSource: () => SuggestionsSourc
 
 let source: SuggestionsSource | undefined;
 
-/** One source per process, over the chat's own discovery client (and its cache). */
-export function getSuggestionsSource(): SuggestionsSource {
+/** One source per process, over the agent's own discovery client (and its cache). */
+export function getSuggestionsSource(getDependencies: () => AppDependencies): SuggestionsSource {
   if (source) return source;
-  const deps = getChatDependencies();
+  const deps = getDependencies();
   source = createSuggestionsSource({
     discovery: deps.discovery,
     maxAmount: deps.settings.limitSettings.defaults.perPayment,
     ttlMs: CACHE_SECONDS * 1000,
+    now: deps.now,
     // Through the agent's own guarded fetch: a probe reaches only what the agent could call.
     answers: (listing) => listingAnswers(deps.fetch, listing),
   });

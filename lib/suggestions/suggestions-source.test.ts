@@ -61,7 +61,7 @@ describe("createSuggestionsSource", () => {
 
     const slow = fakeDiscovery(() => new Promise(() => undefined));
     const started = Date.now();
-    expect(await createSuggestionsSource({ discovery: slow, timeoutMs: 50, log: () => undefined }).get()).toEqual([]);
+    expect(await createSuggestionsSource({ now: Date.now, discovery: slow, timeoutMs: 50, log: () => undefined }).get()).toEqual([]);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
@@ -96,6 +96,7 @@ describe("handleSuggestionsRequest", () => {
     const listings = ["a", "b", "c", "d", "e", "f", "g"].map((host, index) => listing(host, BigInt(index + 1)));
     const asked: string[] = [];
     const source = createSuggestionsSource({
+      now: Date.now,
       discovery: fakeDiscovery(async () => listings),
       answers: async (candidate) => {
         asked.push(candidate.resource);

@@ -19,7 +19,7 @@ export type SuggestionsSourceOptions = {
   failureTtlMs?: number;
   /** The longest the page waits for discovery; suggestions are not worth a slow first paint. */
   timeoutMs?: number;
-  now?: () => number;
+  now: () => number;
   log?: (entry: Record<string, unknown>) => void;
   /**
    * Asks a candidate's service, unpaid, whether it answers (probe-listing.ts); without one,
@@ -35,7 +35,7 @@ export function createSuggestionsSource(options: SuggestionsSourceOptions): Sugg
   const ttl = options.ttlMs ?? 60_000;
   const failureTtl = options.failureTtlMs ?? 10_000;
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const now = options.now ?? Date.now;
+  const { now } = options;
   let cached: { value: Suggestion[]; until: number } | undefined;
   let loading: Promise<Suggestion[]> | undefined;
 

@@ -69,6 +69,7 @@ function bazaar(options: { search: boolean }) {
 
 function client(search: boolean) {
   return createDiscoveryClient({
+    now: Date.now,
     facilitatorUrl: "http://127.0.0.1:4020",
     network: offlineNetwork,
     fetch: bazaar({ search }),
@@ -115,7 +116,13 @@ describe("discovery leaves out what the agent could never call", () => {
       return Response.json({ x402Version: 2, items: [...HOSTILE, REAL], pagination: { limit: 100, offset: 0, total: HOSTILE.length + 1 } });
     };
     const judge = createListingJudge({ allowlist: ["127.0.0.1:4021"], infrastructure: [RPC], ownOrigins: [APP] });
-    const found = await createDiscoveryClient({ facilitatorUrl: "http://127.0.0.1:4020", network: offlineNetwork, fetch: onlyHostile, judge }).find("weather");
+    const found = await createDiscoveryClient({
+      now: Date.now,
+      facilitatorUrl: "http://127.0.0.1:4020",
+      network: offlineNetwork,
+      fetch: onlyHostile,
+      judge,
+    }).find("weather");
     expect(found.listings.map((listing) => listing.resource)).toEqual([REAL.resource]);
     // The search's dropped listings and the list's are the same five, counted once.
     expect(found.dropped).toEqual(EXPECTED);
@@ -136,9 +143,9 @@ describe("the order discovery answers in", () => {
     return Response.json({ x402Version: 2, items: listed, pagination: { limit: 100, offset: 0, total: listed.length } });
   };
   const order = async (search: boolean, query?: string) =>
-    (await createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: fetch(search) }).find(query)).listings.map(
-      (listing) => new URL(listing.resource).host,
-    );
+    (
+      await createDiscoveryClient({ now: Date.now, facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch: fetch(search) }).find(query)
+    ).listings.map((listing) => new URL(listing.resource).host);
 
   it("lists equally relevant listings cheapest first, equal prices in the catalogue's order", async () => {
     expect(await order(true)).toEqual(["b.example", "d.example", "c.example", "a.example"]);

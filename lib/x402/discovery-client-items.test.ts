@@ -18,7 +18,7 @@ const terms = {
 
 function listing(items: unknown[]) {
   const fetch = async () => Response.json({ x402Version: 2, items, pagination: { limit: 100, offset: 0, total: items.length } });
-  return createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch })
+  return createDiscoveryClient({ now: Date.now, facilitatorUrl: "https://facilitator.example", network: offlineNetwork, fetch })
     .find()
     .then((found) => found.listings);
 }

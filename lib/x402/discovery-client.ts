@@ -31,7 +31,8 @@ const FALLBACK_LISTINGS = 20;
 
 export type DiscoveryClientOptions = BazaarReaderOptions & {
   cacheTtlMs?: number;
-  now?: () => number;
+  /** The clock the cache's time to live is measured on: the app's one clock. */
+  now: () => number;
 };
 
 /** A listing discovery left out because it cannot be bought now, with why (lib/evidence). */
@@ -71,7 +72,7 @@ export const WITHOUT_MCP_TOOLS: Pick<DiscoveryClient, "findMcpTools" | "lookupMc
 export function createDiscoveryClient(options: DiscoveryClientOptions): DiscoveryClient {
   const reader = createBazaarReader(options);
   const ttl = options.cacheTtlMs ?? 30_000;
-  const now = options.now ?? Date.now;
+  const { now } = options;
   // Keyed by the model's query: bounded, so no sequence of queries can grow them without end.
   const cache = new BoundedCache<string, SortedListings>({ maxEntries: MAX_CACHED_QUERIES, ttlMs: ttl, now });
   const known = new BoundedCache<string, ServiceListing>({ maxEntries: MAX_KNOWN_LISTINGS });

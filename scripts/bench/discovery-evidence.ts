@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       timeoutMs: env.OUTBOUND_TIMEOUT_MS,
     });
     const inner = createDiscoveryClient({
+      now: Date.now,
       facilitatorUrl: network.facilitatorUrl,
       network,
       fetch: (input, init) => discoveryFetch(input, init),

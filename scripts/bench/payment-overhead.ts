@@ -73,6 +73,7 @@ export async function measurePaymentOverhead(
       spentInScope: (key, clock) => deps.store.ledger.spentInScope(key, clock),
     },
     quoteSecret: deps.quoteSecret,
+    now: deps.now,
     agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
   };
   const limits = { perPayment: 1_000_000n, perRequest: 2_000_000n, daily: 1_000_000_000_000n };

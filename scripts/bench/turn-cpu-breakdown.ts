@@ -25,7 +25,7 @@ import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
 import { createBaseModel, wrapForRequest } from "../../lib/agent/model/create-chat-model";
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
 import { runPurchase } from "../../lib/agent/purchase/run-purchase";
-import { createChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../lib/env";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
@@ -84,7 +84,7 @@ export async function turnCpuBreakdown(options: { iterations: number; heapTurns?
       LIMIT_DEFAULT_DAILY: "100000",
       LIMIT_MAX_DAILY: "100000",
     });
-    const deps = createChatDependencies(env, { store: createMemoryStore() });
+    const deps = createAppDependencies(env, { store: createMemoryStore() });
     const chat = async (content: string) => {
       const response = await handleChatRequest(
         new Request("http://127.0.0.1/api/chat", {

@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       chain: deps.chain,
       ledger: deps.store.ledger,
       quoteSecret: deps.quoteSecret,
+      now: deps.now,
       agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
     };
     const agent = localAccount(devnet.accounts.agent.privateKey as Hex);

@@ -26,7 +26,7 @@ function facilitator(answers: { list?: unknown; search?: unknown[] }) {
     if (url.pathname.endsWith("/discovery/search") && answers.search) return Response.json(answers.search[Math.min(searches++, answers.search.length - 1)]);
     return new Response("not found", { status: 404 });
   };
-  const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: specPayer, fetch });
+  const client = createDiscoveryClient({ now: Date.now, facilitatorUrl: "https://facilitator.example", network: specPayer, fetch });
   return { client, requests };
 }
 

@@ -1,8 +1,9 @@
 /**
  * The shape of lib/ is a lint fact (docs/architecture.md): these cases run the project's own
  * ESLint configuration, as `npm run lint` does, on fixture modules inside lib/ and show that a
- * cycle (through a value import, a type-only import or the `@/` alias), an import up the layers
- * and a 251-line module each fail, while a module that keeps the shape passes.
+ * cycle (through a value import, a type-only import or the `@/` alias), an import up the layers,
+ * an import between two doors and a 251-line module each fail, while a module that keeps the
+ * shape passes.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -72,6 +73,19 @@ describe("lint keeps the shape of lib/", () => {
     // lib/env.ts (layer 3) may not import lib/network (layer 4).
     const fromEnv = 'import { getNetworkConfig } from "./network/network-config";\nexport const load = getNetworkConfig;\n';
     expect(await failingRules(fromEnv, "lib/env.ts")).toContain("import/no-restricted-paths");
+  }, 120_000);
+
+  it("fails on an import between two doors, and passes one of what they share (lib/doors)", async () => {
+    // The MCP server once borrowed the chat's admission; what both take now lives in lib/doors.
+    const fromChat = 'import { handleChatRequest } from "../chat/handle-chat-request";\nexport const chat = handleChatRequest;\n';
+    expect(await failingRules(fromChat, "lib/mcp/lint-shape-fixture.ts")).toEqual(["import/no-restricted-paths"]);
+    const fromMcp = 'import { handleMcpRequest } from "@/lib/mcp/handle-mcp-request";\nexport const mcp = handleMcpRequest;\n';
+    expect(await failingRules(fromMcp, "lib/chat/lint-shape-fixture.ts")).toEqual(["import/no-restricted-paths"]);
+    // A door may not reach up for the composition root either: it is handed what it needs.
+    const fromApp = 'import { getAppDependencies } from "../app/create-app-dependencies";\nexport const deps = getAppDependencies;\n';
+    expect(await failingRules(fromApp, "lib/mcp/lint-shape-fixture.ts")).toEqual(["import/no-restricted-paths"]);
+    const shared = 'import { admitCaller } from "../doors/admit-caller";\nexport const admit = admitCaller;\n';
+    expect(await failingRules(shared, "lib/mcp/lint-shape-fixture.ts")).toEqual([]);
   }, 120_000);
 
   it("fails on a module of 251 lines and passes one of 250", async () => {

@@ -163,7 +163,7 @@ describe(`${bazaarMcpListing.name} (${bazaarMcpListing.source})`, () => {
       asked.push(url.searchParams.get("type") ?? "");
       return Response.json({ x402Version: 2, items: [bazaarMcpListing.value], pagination: { limit: 100, offset: 0, total: 1 } });
     };
-    const client = createDiscoveryClient({ facilitatorUrl: "https://facilitator.example", network: specPayer, fetch });
+    const client = createDiscoveryClient({ now: Date.now, facilitatorUrl: "https://facilitator.example", network: specPayer, fetch });
     expect((await client.find()).listings).toEqual([]);
     const [tool] = (await client.findMcpTools()).listings;
     expect(asked).toEqual(["http", "mcp"]);

@@ -7,7 +7,7 @@
 import { parseUnits } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
-import { createChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import type { NetworkConfig } from "../../lib/network/network-config";
 import { decodeAll, findSequenceViolations, type FinishEvent, type StreamEvent } from "../../lib/stream";
@@ -153,7 +153,7 @@ async function closedPort(): Promise<number> {
 
 /** The same world, with one of the agent's own endpoints moved to a port where nothing listens. */
 async function chatWith(network: Partial<NetworkConfig>, content: string) {
-  const deps = createChatDependencies(harness.env, {
+  const deps = createAppDependencies(harness.env, {
     network: { ...harness.deps.network, ...network },
     store: harness.deps.store,
     baseModel: harness.deps.baseModel,

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startDevnet, type Devnet } from "../../devnet";
 import { createBaseModel } from "../../lib/agent/model/create-chat-model";
 import { checkChainAtBoot } from "../../lib/boot-check";
-import { createChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../lib/env";
 import { checkNetworkChain, type ChainCheckResult } from "../../lib/network/chain-check";
@@ -183,7 +183,7 @@ describe("the chain check", () => {
 describe("a chat turn on a custom network", () => {
   it("pays the weather service on that chain, with the dependencies built from the environment alone", async () => {
     const env = parseEnv(customEnvironment());
-    const deps = createChatDependencies(env, {
+    const deps = createAppDependencies(env, {
       store: createMemoryStore(),
       baseModel: createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 }),
     });

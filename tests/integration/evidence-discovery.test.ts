@@ -20,7 +20,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Server } from "node:http";
 import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import { type AppDependencies } from "../../lib/doors/app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { handleMcpRequest } from "../../lib/mcp/handle-mcp-request";
 import { createDatabaseStore, lazyDatabase } from "../../lib/store/create-database-store";
@@ -55,7 +56,7 @@ let takerItem: Item;
 const database = lazyDatabase({ kind: "pglite" });
 let harness: ChatHarness;
 /** A second instance: its own discovery, prober and caches, the same database. */
-let other: ChatDependencies;
+let other: AppDependencies;
 let bazaar: { server: Server; origin: string };
 let real: Listed;
 let taker: Listed;
@@ -129,7 +130,7 @@ beforeAll(async () => {
       return { facilitatorUrl: bazaar.origin };
     },
   });
-  other = createChatDependencies(harness.env, { network: harness.deps.network, store: createDatabaseStore(database), baseModel: harness.deps.baseModel });
+  other = createAppDependencies(harness.env, { network: harness.deps.network, store: createDatabaseStore(database), baseModel: harness.deps.baseModel });
 }, 120_000);
 
 afterAll(async () => {

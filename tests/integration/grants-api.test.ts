@@ -10,7 +10,7 @@ import { createPublicClient, getAddress, http, parseAbi, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSessionToken, SESSION_COOKIE } from "../../lib/auth/session-cookie";
-import { grantsDependenciesOf } from "../../lib/chat/grants-dependencies";
+import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
 import { PERMIT2 } from "../../lib/grants/grant-permit";
 import { handleCreateGrant, handleListGrants, handlePrepareGrant, handleRevokeGrant, type GrantsDependencies } from "../../lib/grants/handle-grants-request";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";

@@ -22,7 +22,8 @@ import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
 import { EXPIRY_MARGIN_SECONDS } from "../../lib/agent/purchase/authorization-window";
 import { paymentIdForNonce } from "../../lib/agent/purchase/purchase-types";
 import { reconcilePendingPayments } from "../../lib/agent/purchase/reconcile-pending";
-import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import { type AppDependencies } from "../../lib/doors/app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
 import { decodeAll, findSequenceViolations, type ApprovalRequest, type PaymentEvent, type StreamEvent } from "../../lib/stream";
@@ -135,7 +136,7 @@ function walletClient() {
   }).extend(publicActions);
 }
 
-async function chat(deps: ChatDependencies, body: unknown, headers: Record<string, string> = {}): Promise<StreamEvent[]> {
+async function chat(deps: AppDependencies, body: unknown, headers: Record<string, string> = {}): Promise<StreamEvent[]> {
   const response = await handleChatRequest(
     new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
     () => deps,
@@ -151,7 +152,7 @@ type Scenario = {
   payer: Payer;
   path: string;
   wallet: { key: `0x${string}`; address: `0x${string}` };
-  deps: ChatDependencies;
+  deps: AppDependencies;
   before: bigint;
   events: StreamEvent[];
 };
@@ -184,7 +185,7 @@ describe("a seller that takes the signature and plays a trick", () => {
       for (const payer of ["agent", "user"] as const) {
         const wallet = await fundedWallet(funder);
         const network = { ...harness.deps.network, agentPrivateKey: payer === "agent" ? wallet.key : harness.deps.network.agentPrivateKey };
-        const deps = createChatDependencies(harness.env, { network, store: createMemoryStore(), baseModel: harness.deps.baseModel });
+        const deps = createAppDependencies(harness.env, { network, store: createMemoryStore(), baseModel: harness.deps.baseModel });
         scenarios.push({ trick, payer, path: pathOf(trick, payer), wallet, deps, before: await harness.usdcBalance(wallet.address), events: [] });
       }
     }
@@ -196,7 +197,7 @@ describe("a seller that takes the signature and plays a trick", () => {
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     for (const scenario of scenarios) {
       const purchase = purchaseDependenciesOf(scenario.deps);
-      await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, journal: scenario.deps.store.journal, log: () => {} });
+      await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, journal: scenario.deps.store.journal, now: Date.now, log: () => {} });
     }
   }, 150_000);
 

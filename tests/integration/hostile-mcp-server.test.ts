@@ -145,7 +145,7 @@ describe("a hostile MCP server that took the signature", () => {
     const waitMs = (lastExpiry + EXPIRY_MARGIN_SECONDS + 1) * 1000 - Date.now();
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     const purchase = purchaseDependenciesOf(harness.deps);
-    await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, journal: harness.deps.store.journal, log: () => {} });
+    await reconcilePendingPayments({ chain: purchase.chain, ledger: purchase.ledger, journal: harness.deps.store.journal, now: Date.now, log: () => {} });
   }, 90_000);
 
   it("claiming a settlement that did not happen: the chain decides, never reported paid, budget released", async () => {

@@ -91,6 +91,7 @@ describe("the demo model buys from real-world-shaped local services", () => {
 describe("discovery of the whole local catalogue", () => {
   const client = () =>
     createDiscoveryClient({
+      now: Date.now,
       facilitatorUrl: harness.devnet.facilitatorUrl,
       network: { networkNames: [harness.devnet.network, harness.devnet.v1Network], usdc: harness.devnet.usdc as `0x${string}` },
       fetch: (input, init) => fetch(input, init),

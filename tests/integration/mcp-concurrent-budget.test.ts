@@ -9,7 +9,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import { type AppDependencies } from "../../lib/doors/app-dependencies";
 import { parseEnv } from "../../lib/env";
 import { handleMcpRequest } from "../../lib/mcp/handle-mcp-request";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
@@ -21,11 +22,11 @@ const FITS = 3;
 const CITIES = ["Quito", "Accra", "Oslo", "Lima", "Hanoi", "Perth"];
 
 let harness: ChatHarness;
-let keyed: ChatDependencies;
+let keyed: AppDependencies;
 
 beforeAll(async () => {
   harness = await startChatHarness();
-  keyed = createChatDependencies(parseEnv({ DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", AGENT_WALLET_ACCESS: "authenticated" }), {
+  keyed = createAppDependencies(parseEnv({ DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", AGENT_WALLET_ACCESS: "authenticated" }), {
     network: harness.deps.network,
     store: harness.deps.store,
     baseModel: harness.deps.baseModel,

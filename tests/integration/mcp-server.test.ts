@@ -10,7 +10,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import { type AppDependencies } from "../../lib/doors/app-dependencies";
 import { parseEnv } from "../../lib/env";
 import { handleMcpRequest } from "../../lib/mcp/handle-mcp-request";
 import { handleResourceMetadataRequest } from "../../lib/mcp/handle-resource-metadata";
@@ -21,11 +22,11 @@ const MCP_URL = `${ORIGIN}/api/mcp`;
 const CENT = parseUnits("0.01", 6);
 
 /** The route, in process: every request the client makes goes to the handler as a Request. */
-function routeTo(deps: ChatDependencies) {
+function routeTo(deps: AppDependencies) {
   return (url: string | URL, init?: RequestInit) => handleMcpRequest(new Request(url, init), () => deps);
 }
 
-async function connect(deps: ChatDependencies, headers: Record<string, string> = {}): Promise<Client> {
+async function connect(deps: AppDependencies, headers: Record<string, string> = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: routeTo(deps), requestInit: { headers } });
   const client = new Client({ name: "mcp-server-test", version: "1.0.0" });
   await client.connect(transport);
@@ -205,9 +206,9 @@ describe("the MCP server on the local world", () => {
   });
 
   describe("where the agent wallet pays for named callers only (AGENT_WALLET_ACCESS=authenticated)", () => {
-    let keyed: ChatDependencies;
+    let keyed: AppDependencies;
     beforeAll(() => {
-      keyed = createChatDependencies(parseEnv({ DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", AGENT_WALLET_ACCESS: "authenticated" }), {
+      keyed = createAppDependencies(parseEnv({ DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", AGENT_WALLET_ACCESS: "authenticated" }), {
         network: harness.deps.network,
         store: harness.deps.store,
         baseModel: harness.deps.baseModel,

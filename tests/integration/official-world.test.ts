@@ -25,7 +25,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listPageProblems } from "../../devnet/conformance/x402-conformance";
 import { createBaseModel } from "../../lib/agent/model/create-chat-model";
-import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import { type AppDependencies } from "../../lib/doors/app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv, type Env } from "../../lib/env";
 import { networkConfigFromEnv } from "../../lib/network/network-config";
@@ -100,7 +101,7 @@ async function appEnv(facilitatorUrl = world.facilitator.url): Promise<Env> {
 type ChatOutcome = { events: StreamEvent[]; text: string; payments: PaymentEvent[]; finish: FinishEvent | undefined };
 
 /** One chat request through the route's handler, the stream read to its end. */
-async function chat(deps: ChatDependencies, body: unknown): Promise<ChatOutcome> {
+async function chat(deps: AppDependencies, body: unknown): Promise<ChatOutcome> {
   const response = await handleChatRequest(
     new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
     () => deps,
@@ -182,13 +183,13 @@ describe("the official client fills the official facilitator's Bazaar", () => {
 
 describe("the app, configured for this world only, buys from it", () => {
   let env: Env;
-  let deps: ChatDependencies;
+  let deps: AppDependencies;
   let fake: FakeOpenAiServer | undefined;
 
   beforeAll(async () => {
     env = await appEnv();
     // The route's own wiring: the network from the environment, the offline demo model.
-    deps = createChatDependencies(env, { store: createMemoryStore() });
+    deps = createAppDependencies(env, { store: createMemoryStore() });
   });
 
   afterAll(async () => {
@@ -247,7 +248,7 @@ describe("the app, configured for this world only, buys from it", () => {
     // The demo model buys only what discovery lists; a model that calls the URL the user wrote
     // (an OpenAI-compatible stand-in) buys the unlisted service, then repeats the tool's result whole.
     fake = await startFakeOpenAiServer(({ messages }) => (messages.at(-1)?.role === "tool" ? { text: textOf(messages.at(-1)) } : callUserNamedUrl(messages)));
-    const named = createChatDependencies(env, {
+    const named = createAppDependencies(env, {
       store: createMemoryStore(),
       baseModel: createBaseModel({ apiKey: "test-key", baseUrl: fake.url, modelId: "gpt-test" }),
     });
@@ -292,10 +293,10 @@ describe("the app, configured for this world only, buys from it", () => {
 });
 
 describe("the app, configured with a 2.10-era facilitator that lists the declaration as top-level `discoveryInfo`", () => {
-  let deps: ChatDependencies;
+  let deps: AppDependencies;
 
   beforeAll(async () => {
-    deps = createChatDependencies(await appEnv(`${world.facilitator.url}/v2.10`), { store: createMemoryStore() });
+    deps = createAppDependencies(await appEnv(`${world.facilitator.url}/v2.10`), { store: createMemoryStore() });
   });
 
   afterAll(async () => {

@@ -19,7 +19,7 @@ import fc from "fast-check";
 import { bytesToHex, getAddress, zeroAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { MAX_BODY_BYTES } from "../../lib/stream/chat-request";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../lib/env";
@@ -47,7 +47,7 @@ const model = new MockLanguageModelV4({
   }),
 });
 const env = parseEnv({ RATE_LIMIT_REQUESTS: "100000", RATE_LIMIT_WINDOW_SECONDS: "50", QUOTE_SECRET });
-const deps = createChatDependencies(env, {
+const deps = createAppDependencies(env, {
   network,
   store: createMemoryStore(),
   baseModel: { model, modelId: "fuzz", isDemo: false },

@@ -18,6 +18,7 @@ beforeAll(async () => {
   harness = await startChatHarness();
   // As the route builds it: candidates asked, unpaid, whether their service answers at all.
   const source = createSuggestionsSource({
+    now: Date.now,
     discovery: harness.deps.discovery,
     maxAmount: harness.deps.settings.limitSettings.defaults.perPayment,
     answers: (listing) => listingAnswers(harness.deps.fetch, listing),

@@ -3,10 +3,15 @@
  * paid service nobody listed, as it would after reading its address in a service's answer or a
  * page) is paid by the agent wallet only after the person's go-ahead, in the two-request flow:
  * request 1 streams a confirmation token and pays nothing; request 2 sends it back in
- * `PAYMENT-APPROVAL` and the agent wallet pays exactly that. The chain is the judge.
+ * `PAYMENT-APPROVAL` and the agent wallet pays exactly that. The chain is the judge. The same
+ * URL named as MCP `buy`'s arguments is the caller's own call and is paid at once.
  */
 import { randomUUID } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { handleMcpRequest } from "../../lib/mcp/handle-mcp-request";
 import type { AgentConfirmation } from "../../lib/stream";
 import { userMessage, type ChatHarness } from "../support/chat-harness";
 import type { ParsedChatCompletionRequest, ScriptedReply } from "../support/fake-openai-server";
@@ -106,6 +111,35 @@ describe("a paid URL of unknown origin", () => {
       headers: { "idempotency-key": randomUUID() },
     });
     expect(result.finish).toMatchObject({ finishReason: "payment-complete" });
+    expect(await harness.usdcBalance(world!.translate.payTo)).toBe(before + TRANSLATE_PRICE);
+  });
+});
+
+describe("the same URL named as the arguments of MCP buy", () => {
+  // The caller named this exact call (method, URL, body), as a person does by writing it: it is
+  // handed to the run as that call, not as a chat message made up for it, and paid at once.
+  async function buy(args: Record<string, unknown>) {
+    const transport = new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/api/mcp"), {
+      fetch: (url, init) => handleMcpRequest(new Request(url, init), () => harness.deps),
+    });
+    const client = new Client({ name: "unknown-origin-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      return (await client.callTool({ name: "buy", arguments: args }, undefined, { timeout: 55_000 })) as CallToolResult & {
+        structuredContent: Record<string, unknown>;
+      };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("is the caller's own call: paid exactly once, with no go-ahead", { timeout: 60_000 }, async () => {
+    const body = { text: "Good night", to: "fr" };
+    const before = await harness.usdcBalance(world!.translate.payTo);
+
+    const bought = await buy({ url: world!.translate.resource, method: "POST", body, idempotencyKey: randomUUID() });
+    expect(bought.structuredContent, JSON.stringify(bought.content)).toMatchObject({ status: "paid", method: "POST" });
+    expect(world!.translate.served.map((served) => served.body)).toEqual([body]);
     expect(await harness.usdcBalance(world!.translate.payTo)).toBe(before + TRANSLATE_PRICE);
   });
 });

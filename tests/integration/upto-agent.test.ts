@@ -78,6 +78,7 @@ function purchaseDeps(onReserved?: () => Promise<void>): PurchaseDependencies {
       spentInScope: (key, clock) => store.ledger.spentInScope(key, clock),
     },
     quoteSecret: deps.quoteSecret,
+    now: deps.now,
     agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
   };
 }
@@ -101,7 +102,7 @@ async function buy(
     events.push(payment as PaymentEvent);
     record(payment);
   };
-  const tracker = new PaymentTracker(writer, { journal: store.journal, requestKey: `key:upto-${sequence}`, conversationId: "upto" });
+  const tracker = new PaymentTracker(writer, { journal: store.journal, requestKey: `key:upto-${sequence}`, conversationId: "upto", now: Date.now });
   sequence += 1;
   const outcome = await runPurchase(deps, {
     service: meter.name,

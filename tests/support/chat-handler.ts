@@ -7,7 +7,7 @@ import type { MockLanguageModelV4 } from "ai/test";
 import { getAddress } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
-import { createChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../lib/env";
 import { createMemoryStore } from "../../lib/store/create-memory-store";
@@ -23,7 +23,7 @@ export const QUOTE_SECRET = "handler-test-quote-secret-0123456789abcdef012345678
 export function setup(options: { env?: Record<string, string>; model?: MockLanguageModelV4; store?: Store; now?: () => number } = {}) {
   const env = parseEnv({ RATE_LIMIT_REQUESTS: "1000", QUOTE_SECRET, ...options.env });
   const model = options.model ?? textModel("Hello!");
-  const deps = createChatDependencies(env, {
+  const deps = createAppDependencies(env, {
     network: offlineNetwork,
     store: options.store ?? createMemoryStore(),
     baseModel: { model, modelId: "mock", isDemo: false },

@@ -6,7 +6,8 @@
 import { createPublicClient, erc20Abi, http } from "viem";
 import { startDevnet, type Devnet, type StartDevnetOptions } from "../../devnet";
 import { createBaseModel, type BaseModel } from "../../lib/agent/model/create-chat-model";
-import { createChatDependencies, type ChatDependencies } from "../../lib/chat/chat-dependencies";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import { type AppDependencies } from "../../lib/doors/app-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import { parseEnv, type Env } from "../../lib/env";
 import { networkConfigFromDevnet, type NetworkConfig } from "../../lib/network/network-config";
@@ -28,7 +29,7 @@ export type ChatResult = {
 
 export type ChatHarness = {
   devnet: Devnet;
-  deps: ChatDependencies;
+  deps: AppDependencies;
   env: Env;
   chat(body: unknown, init?: ChatInit): Promise<ChatResult>;
   usdcBalance(address: `0x${string}`): Promise<bigint>;
@@ -67,7 +68,7 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
     });
     const local = networkConfigFromDevnet(devnet, env);
     const changes = (await options.network?.(devnet)) ?? {};
-    const deps = createChatDependencies(env, {
+    const deps = createAppDependencies(env, {
       network: { ...local, ...changes, outboundAllowlist: [...local.outboundAllowlist, ...(changes.outboundAllowlist ?? [])] },
       store: options.store ?? createMemoryStore(),
       baseModel: options.baseModel ?? createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 }),

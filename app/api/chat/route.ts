@@ -1,4 +1,4 @@
-import { getChatDependencies } from "@/lib/chat/chat-dependencies";
+import { getAppDependencies } from "@/lib/app/create-app-dependencies";
 import { handleChatRequest } from "@/lib/chat/handle-chat-request";
 
 // The spec's limit for one request; the handler keeps its own deadline a few seconds shorter.
@@ -7,5 +7,5 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export function POST(request: Request): Promise<Response> {
-  return handleChatRequest(request, getChatDependencies);
+  return handleChatRequest(request, getAppDependencies);
 }

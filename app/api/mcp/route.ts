@@ -1,4 +1,4 @@
-import { getChatDependencies } from "@/lib/chat/chat-dependencies";
+import { getAppDependencies } from "@/lib/app/create-app-dependencies";
 import { handleMcpRequest } from "@/lib/mcp/handle-mcp-request";
 
 // As the chat: the spec's limit for one request; a paying call keeps its own deadline shorter.
@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export function POST(request: Request): Promise<Response> {
-  return handleMcpRequest(request, getChatDependencies);
+  return handleMcpRequest(request, getAppDependencies);
 }
 
 // Stateless: no standalone event stream (GET) and no session to end (DELETE); both answer 405.

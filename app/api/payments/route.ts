@@ -1,9 +1,9 @@
-import { getChatDependencies } from "@/lib/chat/chat-dependencies";
+import { getAppDependencies } from "@/lib/app/create-app-dependencies";
 import { handlePaymentsRequest } from "@/lib/payments/handle-payments-request";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export function GET(request: Request): Promise<Response> {
-  return handlePaymentsRequest(request, getChatDependencies);
+  return handlePaymentsRequest(request, getAppDependencies);
 }

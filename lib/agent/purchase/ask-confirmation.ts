@@ -27,7 +27,7 @@ export type ConfirmationRequest = {
 };
 
 export function askConfirmation(deps: Pick<PurchaseDependencies, "quoteSecret" | "approvalTtlSeconds" | "now">, request: ConfirmationRequest): PurchaseOutcome {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const expiresAt = Math.floor(now() / 1000) + (deps.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS);
   const terms = {
     v: 1 as const,

@@ -25,7 +25,7 @@ export async function deliveredReceipt(
     payTo: quote.option.payTo,
     txHash,
     paidFrom: Number(quote.validAfter),
-    now: (deps.now ?? Date.now)(),
+    now: deps.now(),
   });
   if (!checked) return {};
   return { receipt: checked.receipt, ...(checked.signed ? { signedReceipt: checked.signed } : {}) };

@@ -55,7 +55,7 @@ export function mcpCallBody(toolName: string, args: Record<string, unknown>): st
 }
 
 export async function runMcpPurchase(deps: PurchaseDependencies, request: McpPurchaseRequest): Promise<PurchaseOutcome> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const service = request.toolName;
   const resource = mcpResourceOf(request.endpoint, request.toolName);
   const provisional = { id: `pay_${createHash("sha256").update(`${request.intent}\n${resource}`).digest("hex").slice(0, 16)}`, service, resource };

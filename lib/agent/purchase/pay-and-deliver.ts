@@ -32,7 +32,7 @@ export async function payAndDeliver(
   signature: `0x${string}`,
 ): Promise<PurchaseOutcome> {
   const { tracker } = request;
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const amount = formatUsdc(quote.option.amount);
   const scheme = schemeOf(quote.option);
   const payload = scheme.payload(quote, typedData, signature);

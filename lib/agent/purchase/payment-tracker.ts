@@ -33,7 +33,7 @@ export type JournalContext = {
   journal: PaymentJournal;
   requestKey: string;
   conversationId: string;
-  now?: () => number;
+  now: () => number;
   log?: (entry: Record<string, unknown>) => void;
 };
 
@@ -131,7 +131,7 @@ export class PaymentTracker {
     const entry = {
       id: update.id,
       status: update.status,
-      at: (context.now ?? Date.now)(),
+      at: context.now(),
       requestKey: context.requestKey,
       conversationId: context.conversationId,
       ...(update.payer ? { payer: update.payer } : {}),

@@ -27,7 +27,7 @@ export async function provePayment(
   giveBack: () => Promise<void>,
   unproven: Unproven,
 ): Promise<PurchaseOutcome> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const interval = deps.reconcileIntervalMs ?? 500;
   const subject = subjectOf(quote);

@@ -85,7 +85,7 @@ export type PurchaseDependencies = {
   chain: ChainReader;
   ledger: SpendingLedger;
   quoteSecret: string;
-  now?: () => number;
+  now: () => number;
   /** Waits between chain reads; tests pass one that moves a fake clock. */
   sleep?: (ms: number) => Promise<void>;
   /** How long a user has to approve a quote. */

@@ -20,7 +20,7 @@ export type ReconcileDependencies = {
   chain: ChainReader;
   ledger: SpendingLedger;
   journal: PaymentJournal;
-  now?: () => number;
+  now: () => number;
   log?: (entry: Record<string, unknown>) => void;
 };
 
@@ -31,7 +31,7 @@ const UNKNOWN_TX_HASH = `0x${"0".repeat(64)}`;
 const BATCH = 500;
 
 export async function reconcilePendingPayments(deps: ReconcileDependencies): Promise<ReconcileReport> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const log = deps.log ?? ((entry: Record<string, unknown>) => console.info(JSON.stringify(entry)));
   const report: ReconcileReport = { checked: 0, settled: 0, released: 0, stillPending: 0, inFlight: 0, failed: 0 };
   for (const payment of await deps.journal.unsettled(BATCH)) {
@@ -62,7 +62,7 @@ async function reconcileOne(
   report: ReconcileReport,
   log: (entry: Record<string, unknown>) => void,
 ): Promise<void> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const nonce = payment.nonce as `0x${string}`;
   const validBefore = payment.validBefore as bigint;
   // Payments other instances signed, on clocks of their own: the chain's clock judges expiry.

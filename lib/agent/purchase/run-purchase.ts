@@ -32,7 +32,7 @@ export { runApprovedPurchase } from "./run-approved-purchase";
 export * from "./purchase-types";
 
 export async function runPurchase(deps: PurchaseDependencies, request: PurchaseRequest): Promise<PurchaseOutcome> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const payerAddress = request.payer.kind === "agent" ? request.payer.account.address : request.payer.address;
   const provisional = {
     id: `pay_${createHash("sha256").update(`${request.intent}\n${request.url}`).digest("hex").slice(0, 16)}`,

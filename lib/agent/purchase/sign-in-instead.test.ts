@@ -52,7 +52,14 @@ function service(paid: string[], status = 402): PurchaseDependencies["fetch"] {
 
 function dependencies(fetch: PurchaseDependencies["fetch"]): PurchaseDependencies {
   const store = createMemoryStore();
-  return { network: offlineNetwork, fetch, chain: undefined as never, ledger: store.ledger, quoteSecret: "unit-test-quote-secret-0123456789abcdef" };
+  return {
+    network: offlineNetwork,
+    fetch,
+    chain: undefined as never,
+    ledger: store.ledger,
+    quoteSecret: "unit-test-quote-secret-0123456789abcdef",
+    now: Date.now,
+  };
 }
 
 function request(payer: PurchaseRequest["payer"] = { kind: "agent", account: agent }): PurchaseRequest {

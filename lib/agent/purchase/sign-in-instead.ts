@@ -25,7 +25,7 @@ export type SignedInOutcome = Extract<PurchaseOutcome, { status: "signed-in" }>;
  */
 export async function signInInstead(deps: PurchaseDependencies, request: PurchaseRequest, paymentRequired: unknown): Promise<SignedInOutcome | undefined> {
   if (request.payer.kind !== "agent") return undefined;
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const challenge = readSiwxChallenge(paymentRequired, request.url, deps.network.chainId, now());
   if (!challenge) return undefined;
   let header: string;
@@ -89,7 +89,7 @@ export async function askSignedIn(
  */
 export function offerSignIn(deps: PurchaseDependencies, request: PurchaseRequest, paymentRequired: unknown): SignInRequest | undefined {
   if (request.payer.kind !== "user") return undefined;
-  const challenge = readSiwxChallenge(paymentRequired, request.url, deps.network.chainId, (deps.now ?? Date.now)());
+  const challenge = readSiwxChallenge(paymentRequired, request.url, deps.network.chainId, deps.now());
   if (!challenge) return undefined;
   try {
     return buildSignInRequest(

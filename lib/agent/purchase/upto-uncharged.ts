@@ -23,7 +23,7 @@ export async function deliverUncharged(
   response: Response,
   giveBack: () => Promise<void>,
 ): Promise<PurchaseOutcome> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const interval = deps.reconcileIntervalMs ?? 500;
   const { tracker } = request;

@@ -4,7 +4,7 @@ import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import type { AgentRun } from "../agent-run";
 import { MCP_TOOL_NAME } from "../../x402/mcp-listing";
-import { describeOutcome } from "./call-paid-service-tool";
+import { describeOutcome } from "../describe-outcome";
 import { tooManyCalls } from "./too-many-calls";
 
 export const CALL_PAID_MCP_TOOL = "call_paid_mcp_tool";

@@ -2,17 +2,18 @@ import "server-only";
 /**
  * `ask_agent`: one turn of the chat's agent (discover, decide, pay, answer), run by the same
  * code as `POST /api/chat` (startChatRun, with the offline demo model when no model key is
- * set), paid by the agent wallet within the caller's limits. Its text and payments are
- * collected from the stream it writes; its payment progress goes out as MCP progress.
+ * set), paid by the agent wallet within the caller's limits. Its text, payments and errors are
+ * heard as events (run-listener.ts: checked by the stream's schemas and ordering rules, never
+ * encoded to bytes); its payment progress goes out as MCP progress as it happens.
  */
 import { startChatRun } from "../../agent/run-chat";
-import { unlistedCallsOf } from "../../chat/unlisted-calls";
+import { CheckedRunListener } from "../../agent/run-listener";
+import { unlistedCallsOf } from "../../doors/unlisted-calls";
 import { inspectMessages } from "../../safety/content-safety";
 import { limitsOf, requestKeyOf } from "../call-scope";
 import { SECRET_REFUSAL } from "../content-check";
 import type { McpContext, McpToolCall } from "../mcp-context";
 import type { AskAgentInput } from "../schemas";
-import { observeWriter } from "../stream-events";
 import { toolResult } from "../tool-result";
 
 export const ASK_AGENT = {
@@ -28,7 +29,7 @@ export async function askAgent(context: McpContext, input: AskAgentInput, call: 
   // Unsafe content is refused before it is logged, stored or sent to a model, as in the chat.
   const safety = inspectMessages([{ role: "user" as const, content: input.prompt }]);
   if (!safety.safe) return toolResult({ status: "refused", message: SECRET_REFUSAL }, { isError: true });
-  const observed = observeWriter((event) => {
+  const heard = new CheckedRunListener((event) => {
     if (event.type === "payment") call.progress(event.payment);
   });
   const run = startChatRun(
@@ -41,20 +42,19 @@ export async function askAgent(context: McpContext, input: AskAgentInput, call: 
       arrivedAt: context.arrivedAt,
       unlisted: unlistedCallsOf(deps, context.caller, context.clientKey),
     },
-    observed.writer,
+    heard,
   );
   const stop = () => run.abort(new Error("the MCP call was cancelled"));
   if (call.signal.aborted) stop();
   else call.signal.addEventListener("abort", stop, { once: true });
   try {
     await run.done;
-    await observed.drained;
   } finally {
     call.signal.removeEventListener("abort", stop);
   }
-  const text = observed.events.map((event) => (event.type === "text" ? event.text : "")).join("");
-  const errors = observed.events.flatMap((event) => (event.type === "error" ? [event.error] : []));
-  const finish = observed.events.flatMap((event) => (event.type === "finish" ? [event.finish] : [])).at(-1);
+  const text = heard.events.map((event) => (event.type === "text" ? event.text : "")).join("");
+  const errors = heard.events.flatMap((event) => (event.type === "error" ? [event.error] : []));
+  const finish = heard.events.flatMap((event) => (event.type === "finish" ? [event.finish] : [])).at(-1);
   return toolResult(
     {
       text,

@@ -6,11 +6,11 @@ import "server-only";
  * asks for), with the tracker's progress heard as MCP progress (payment-listener.ts).
  */
 import { AgentRun } from "../../agent/agent-run";
-import { CheckedPaymentListener } from "../../agent/purchase/payment-listener";
 import type { PurchaseOutcome } from "../../agent/purchase/run-purchase";
-import { FINISH_MARGIN_MS } from "../../agent/run-chat";
-import { describeOutcome } from "../../agent/tools/call-paid-service-tool";
-import { unlistedCallsOf } from "../../chat/unlisted-calls";
+import { FINISH_MARGIN_MS } from "../../agent/finish-margin";
+import { CheckedRunListener } from "../../agent/run-listener";
+import { describeOutcome } from "../../agent/describe-outcome";
+import { unlistedCallsOf } from "../../doors/unlisted-calls";
 import { explorerTransactionUrl } from "../../network-presets";
 import { timeoutSignal } from "../../timeout";
 import { limitsOf, requestKeyOf } from "../call-scope";
@@ -32,16 +32,18 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
   const { deps } = context;
   if (carriesSecret(input.url, bodyText(input.body))) return toolResult({ status: "refused", message: SECRET_REFUSAL }, { isError: true });
   await refreshListing(deps.discovery, input.url, call.signal);
-  const now = deps.now ?? Date.now;
   const deadline = context.arrivedAt + deps.settings.deadlineMs;
   const requestKey = requestKeyOf(context, "buy", { idempotencyKey: input.idempotencyKey, requestId: call.requestId });
   // The tracker's steps go straight to MCP progress notifications (no stream bytes in between).
-  const progress = new CheckedPaymentListener((payment) => call.progress(payment));
+  const progress = new CheckedRunListener((event) => {
+    if (event.type === "payment") call.progress(event.payment);
+  });
   const run = new AgentRun(deps, {
-    // The caller named this exact request in its own arguments, as a person names one in the
-    // chat (named-urls.ts): the agent wallet pays it without a go-ahead, which nobody could give here.
-    // The URL as the URL standard writes it: escaped, so it reads back whole (named-urls.ts).
-    messages: [{ role: "user", content: `${input.method} ${new URL(input.url).href}` }],
+    // No conversation: the caller named this exact request in its own arguments, as a person
+    // names one in the chat (named-urls.ts), so the agent wallet pays it without a go-ahead,
+    // which nobody could give here.
+    messages: [],
+    namedCall: { method: input.method, url: input.url },
     walletAddress: undefined,
     // maxPrice lowers the per-payment limit like a chat's spendingLimits, never raising it.
     limits: limitsOf(context, input.maxPrice === undefined ? undefined : { perPayment: input.maxPrice }).limits,
@@ -52,7 +54,7 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
     unlisted: unlistedCallsOf(deps, context.caller, context.clientKey),
   });
   // The call's whole time, as a chat run's: stopped when the purchase ends (lib/timeout.ts says why not AbortSignal.timeout).
-  const timeout = timeoutSignal(Math.max(0, deadline - now()));
+  const timeout = timeoutSignal(Math.max(0, deadline - deps.now()));
   let outcome: PurchaseOutcome;
   try {
     outcome = await run.purchase({
@@ -70,7 +72,7 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
     await run.tracker.recorded();
   }
   const paymentId = "paymentId" in outcome ? outcome.paymentId : undefined;
-  const ownSteps = progress.events.filter((payment) => payment.id === paymentId);
+  const ownSteps = progress.payments.filter((payment) => payment.id === paymentId);
   // A fresh payment is quoted first; a retry's recorded outcome is shown without its steps.
   const replayed = paymentId !== undefined && !ownSteps.some((payment) => payment.status === "quoted");
   const txHash = "txHash" in outcome ? outcome.txHash : undefined;

@@ -3,7 +3,7 @@ import "server-only";
  * `quote`: what a call would cost now and whether this caller's limits allow it. The service is
  * asked once without payment; nothing is signed, reserved or journaled.
  */
-import { unlistedCallsOf } from "../../chat/unlisted-calls";
+import { unlistedCallsOf } from "../../doors/unlisted-calls";
 import { limitsOf } from "../call-scope";
 import { bodyText, carriesSecret, SECRET_REFUSAL } from "../content-check";
 import { refreshListing } from "../known-listing";

@@ -32,7 +32,7 @@ export async function spendingStatus(context: McpContext) {
   const resolved = limitsOf(context, undefined);
   const { limits } = resolved;
   const payer = deps.agentAccount?.address;
-  const now = deps.now?.();
+  const now = deps.storeClock?.();
   const [daily, history] = await Promise.all([
     readDailyRoom(deps.store.ledger, limits, payer, now),
     payer ? deps.store.journal.history({ payer, limit: SEARCHED_PAYMENTS }) : Promise.resolve([]),

@@ -11,7 +11,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { reconcilePendingPayments } from "../../../lib/agent/purchase/reconcile-pending";
-import { createChatDependencies, reconcileDependenciesOf, startReconcilerFor } from "../../../lib/chat/chat-dependencies";
+import { createAppDependencies, startReconcilerFor } from "../../../lib/app/create-app-dependencies";
+import { reconcileDependenciesOf } from "../../../lib/doors/app-dependencies";
 import { handleChatRequest } from "../../../lib/chat/handle-chat-request";
 import { parseEnv } from "../../../lib/env";
 import type { PaymentJournal } from "../../../lib/journal/payment-journal";
@@ -38,7 +39,7 @@ const crashingJournal: PaymentJournal = {
   ofRequest: (requestKey, limit) => journal.ofRequest(requestKey, limit),
   hasPaid: (payer, payTo) => journal.hasPaid(payer, payTo),
 };
-const deps = createChatDependencies(env, { store: { ...store, journal: crashingJournal } });
+const deps = createAppDependencies(env, { store: { ...store, journal: crashingJournal } });
 // As a long-lived server does: the reconciler runs on its own timer (RECONCILE_INTERVAL_SECONDS).
 startReconcilerFor(deps);
 const fetchOutbound = deps.fetch;

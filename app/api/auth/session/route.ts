@@ -1,11 +1,11 @@
 import { handleSessionRequest, handleSignOutRequest } from "@/lib/sign-in/handle-auth-requests";
-import { getChatDependencies } from "@/lib/chat/chat-dependencies";
+import { getAppDependencies } from "@/lib/app/create-app-dependencies";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export function GET(request: Request): Promise<Response> {
-  return handleSessionRequest(request, getChatDependencies);
+  return handleSessionRequest(request, getAppDependencies);
 }
 
 export function DELETE(request: Request): Response {

@@ -1,4 +1,4 @@
-import { getChatDependencies } from "@/lib/chat/chat-dependencies";
+import { getAppDependencies } from "@/lib/app/create-app-dependencies";
 import { handleReconcileRequest } from "@/lib/cron/handle-reconcile-request";
 
 export const runtime = "nodejs";
@@ -6,5 +6,5 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 50;
 
 export function GET(request: Request): Promise<Response> {
-  return handleReconcileRequest(request, getChatDependencies);
+  return handleReconcileRequest(request, getAppDependencies);
 }

@@ -1,5 +1,5 @@
-import { getChatDependencies } from "@/lib/chat/chat-dependencies";
-import { grantsDependenciesOf } from "@/lib/chat/grants-dependencies";
+import { getAppDependencies } from "@/lib/app/create-app-dependencies";
+import { grantsDependenciesOf } from "@/lib/app/grants-dependencies";
 import { handleRevokeGrant } from "@/lib/grants/handle-grants-request";
 
 export const runtime = "nodejs";
@@ -7,5 +7,5 @@ export const dynamic = "force-dynamic";
 
 export async function DELETE(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await context.params;
-  return handleRevokeGrant(request, id, () => grantsDependenciesOf(getChatDependencies()));
+  return handleRevokeGrant(request, id, () => grantsDependenciesOf(getAppDependencies()));
 }

@@ -1,10 +1,10 @@
-import { getChatDependencies } from "@/lib/chat/chat-dependencies";
-import { grantsDependenciesOf } from "@/lib/chat/grants-dependencies";
+import { getAppDependencies } from "@/lib/app/create-app-dependencies";
+import { grantsDependenciesOf } from "@/lib/app/grants-dependencies";
 import { handlePrepareGrant } from "@/lib/grants/handle-grants-request";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export function POST(request: Request): Promise<Response> {
-  return handlePrepareGrant(request, () => grantsDependenciesOf(getChatDependencies()));
+  return handlePrepareGrant(request, () => grantsDependenciesOf(getAppDependencies()));
 }

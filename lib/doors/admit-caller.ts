@@ -7,7 +7,7 @@ import "server-only";
  */
 import { callerKey, resolveCaller, type Caller } from "../access/caller";
 import { sessionSecretOf } from "../auth/session-secret";
-import type { ChatDependencies } from "./chat-dependencies";
+import type { AppDependencies } from "./app-dependencies";
 import { clientKeyOf } from "./client-key";
 import { enforceRateLimit, type RateLimitOutcome } from "./rate-limit";
 
@@ -19,7 +19,7 @@ export type AdmittedCaller = {
   rateLimit: RateLimitOutcome;
 };
 
-export async function admitCaller(request: Request, deps: ChatDependencies, arrivedAt: number): Promise<AdmittedCaller> {
+export async function admitCaller(request: Request, deps: AppDependencies, arrivedAt: number): Promise<AdmittedCaller> {
   const clientKey = clientKeyOf(request, deps.env);
   let rateLimit = await enforceRateLimit(deps, [clientKey]);
   const caller = await resolveCaller({

@@ -6,10 +6,10 @@ import "server-only";
  */
 import { callerKey, mayCallUnlisted, type Caller } from "../access/caller";
 import type { UnlistedCalls } from "../agent/agent-run-types";
-import type { ChatDependencies } from "./chat-dependencies";
+import type { AppDependencies } from "./app-dependencies";
 import { enforceRateLimit } from "./rate-limit";
 
-export function unlistedCallsOf(deps: ChatDependencies, caller: Caller, clientKey: string): UnlistedCalls {
+export function unlistedCallsOf(deps: AppDependencies, caller: Caller, clientKey: string): UnlistedCalls {
   const key = callerKey(caller) ?? clientKey;
   const limit = caller.kind === "anonymous" ? deps.env.RATE_LIMIT_REQUESTS : (deps.env.RATE_LIMIT_CALLER_REQUESTS ?? deps.env.RATE_LIMIT_REQUESTS);
   return {

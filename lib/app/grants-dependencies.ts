@@ -9,18 +9,18 @@ import { sessionSecretOf } from "../auth/session-secret";
 import { localAccount } from "../crypto/secp256k1";
 import { createGrantChain } from "../grants/grant-chain";
 import type { GrantsDependencies } from "../grants/handle-grants-request";
-import type { ChatDependencies } from "./chat-dependencies";
-import { clientKeyOf } from "./client-key";
-import { enforceRateLimit } from "./rate-limit";
+import type { AppDependencies } from "../doors/app-dependencies";
+import { clientKeyOf } from "../doors/client-key";
+import { enforceRateLimit } from "../doors/rate-limit";
 
-const built = new WeakMap<ChatDependencies, GrantsDependencies>();
+const built = new WeakMap<AppDependencies, GrantsDependencies>();
 
-export function grantsDependenciesOf(deps: ChatDependencies): GrantsDependencies {
+export function grantsDependenciesOf(deps: AppDependencies): GrantsDependencies {
   const known = built.get(deps);
   if (known) return known;
   const { env, network, store } = deps;
   const relayerKey = env.GRANT_RELAYER_PRIVATE_KEY ?? network.agentPrivateKey;
-  const now = () => deps.now?.() ?? Date.now();
+  const now = deps.now;
   const made: GrantsDependencies = {
     grants: store.grants,
     spentInScope: (key) => store.ledger.spentInScope(key),

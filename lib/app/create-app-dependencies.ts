@@ -1,14 +1,14 @@
 import "server-only";
 /**
- * Everything a chat request needs that outlives it (network, store, chain reader, discovery
- * cache, model client), built once per process from the environment. Tests build their own
- * with `createChatDependencies`.
+ * The composition root: everything a request to any door needs that outlives it (network,
+ * store, chain reader, discovery cache, model client, clock), built once per process from the
+ * environment and handed to every route (chat, MCP, sign-in, payments, cron, suggestions).
+ * Tests build their own with `createAppDependencies`.
  */
-import type { AgentDependencies } from "../agent/agent-dependencies";
 import { createBaseModel, type BaseModel } from "../agent/model/create-chat-model";
-import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending";
 import { startReconcilerTimer } from "../agent/purchase/reconciler-timer";
 import { localAccount } from "../crypto/secp256k1";
+import { reconcileDependenciesOf, type AppDependencies } from "../doors/app-dependencies";
 import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
 import { withEvidence } from "../evidence/evidence-discovery";
@@ -25,19 +25,14 @@ import { createListingJudge } from "../x402/uncallable-listings";
 /** A fixed secret for the local world only; every other network requires QUOTE_SECRET. */
 const LOCAL_QUOTE_SECRET = "local-devnet-quote-secret-not-for-production-use";
 
-export type ChatDependencies = AgentDependencies & {
-  baseModel: BaseModel;
-  env: Env;
-};
-
-export type ChatDependencyOverrides = {
+export type AppDependencyOverrides = {
   network?: NetworkConfig;
   store?: Store;
   baseModel?: BaseModel;
   now?: () => number;
 };
 
-export function createChatDependencies(env: Env, overrides: ChatDependencyOverrides = {}): ChatDependencies {
+export function createAppDependencies(env: Env, overrides: AppDependencyOverrides = {}): AppDependencies {
   const network = overrides.network ?? networkConfigFromEnv(env);
   const infrastructure = infrastructureUrls(network);
   // Two fetches, both guarded: services are never the network's own servers; discovery must
@@ -56,6 +51,9 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
   const quoteSecret = env.QUOTE_SECRET ?? (network.name === "local" ? LOCAL_QUOTE_SECRET : undefined);
   if (!quoteSecret) throw new AppError("unavailable:not_configured", { details: "QUOTE_SECRET is not set" });
   const store = overrides.store ?? getStore();
+  // The one clock of the process: every module below reads time through it, so a test's
+  // clock reaches them all.
+  const now = overrides.now ?? Date.now;
   return {
     env,
     network,
@@ -71,6 +69,7 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
         facilitatorUrl: network.facilitatorUrl,
         network,
         fetch: (input, init) => discoveryFetch(input, init),
+        now,
         // What the service fetch would refuse, and this app itself (APP_URL), is never listed.
         judge: createListingJudge({ allowlist: network.outboundAllowlist, infrastructure, ownOrigins: env.APP_URL ? [env.APP_URL] : [] }),
       }),
@@ -118,32 +117,29 @@ export function createChatDependencies(env: Env, overrides: ChatDependencyOverri
       approvalTtlSeconds: env.APPROVAL_TTL_SECONDS,
       agentAuthorizationTtlSeconds: env.AGENT_AUTHORIZATION_TTL_SECONDS,
     },
-    now: overrides.now,
+    now,
+    // Only a test's clock reaches the store's day windows; unset, the store's own clock cuts them.
+    storeClock: overrides.now,
   };
 }
 
-let cached: ChatDependencies | undefined;
+let cached: AppDependencies | undefined;
 
 /**
  * The process's dependencies; a failure (e.g. the local world not running) is retried next
  * time. The first success also starts the reconciler's timer, except on Vercel (cron route).
  */
-export function getChatDependencies(): ChatDependencies {
+export function getAppDependencies(): AppDependencies {
   if (cached) return cached;
-  const deps = createChatDependencies(getEnv());
+  const deps = createAppDependencies(getEnv());
   cached = deps;
   startReconcilerFor(deps);
   return deps;
 }
 
 /** Runs the reconciler on a timer, except on Vercel (its cron route does) or when turned off. */
-export function startReconcilerFor(deps: ChatDependencies): void {
+export function startReconcilerFor(deps: AppDependencies): void {
   if (!deps.env.VERCEL && deps.env.RECONCILE_INTERVAL_SECONDS > 0) {
     startReconcilerTimer(() => reconcileDependenciesOf(deps), deps.env.RECONCILE_INTERVAL_SECONDS * 1000);
   }
-}
-
-/** What the reconciler needs, from the chat's dependencies (shared by the timer and the cron route). */
-export function reconcileDependenciesOf(deps: ChatDependencies): ReconcileDependencies {
-  return { chain: deps.chain, ledger: deps.store.ledger, journal: deps.store.journal, now: deps.now };
 }

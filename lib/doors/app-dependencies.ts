@@ -1,0 +1,20 @@
+/**
+ * What every door (`POST /api/chat`, `POST /api/mcp`, the sign-in, payments and cron routes)
+ * is handed: the agent's dependencies, the model and the configuration. Declared here, below the
+ * doors, so each door can name it; built once per process by the composition root
+ * (`lib/app/create-app-dependencies.ts`), and by tests with their own store, clock and model.
+ */
+import type { AgentDependencies } from "../agent/agent-dependencies";
+import type { BaseModel } from "../agent/model/create-chat-model";
+import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending";
+import type { Env } from "../env";
+
+export type AppDependencies = AgentDependencies & {
+  baseModel: BaseModel;
+  env: Env;
+};
+
+/** What the reconciler needs, from the app's dependencies (shared by the timer and the cron route). */
+export function reconcileDependenciesOf(deps: AppDependencies): ReconcileDependencies {
+  return { chain: deps.chain, ledger: deps.store.ledger, journal: deps.store.journal, now: deps.now };
+}
