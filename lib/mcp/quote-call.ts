@@ -36,6 +36,8 @@ export type QuoteOutcome =
       network: string;
       payTo: string;
       x402Version: number;
+      /** When the money moves: `upfront` settles before the service does the work; `authorization` after. */
+      paymentFlow: "authorization" | "upfront";
       listedPrice?: string;
       /** True when a `buy` now would pay (the daily room may still change before it). */
       withinLimits: boolean;
@@ -123,6 +125,8 @@ export async function quoteCall(deps: AppDependencies, request: QuoteRequest): P
     network: option.network,
     payTo: option.payTo,
     x402Version: option.x402Version,
+    // When the money moves: "upfront" settles before the service does the work.
+    paymentFlow: option.upfront ? "upfront" : "authorization",
     ...(listed === undefined ? {} : { listedPrice: formatUsdc(listed) }),
     withinLimits: problems.length === 0,
     problems,

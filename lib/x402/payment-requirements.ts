@@ -9,7 +9,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { z } from "zod";
 import { withinJsonLimits } from "../json-limits";
 import { offerReaderFor } from "./schemes/offer-readers";
-import type { OfferReader, PayableRequirement, SchemeName } from "./schemes/payable-option";
+import { PAYMENT_FLOWS, type OfferReader, type PayableRequirement, type PaymentFlow, type SchemeName } from "./schemes/payable-option";
 import { serviceToken } from "./service-text";
 
 const PaymentRequiredV2 = z.looseObject({
@@ -82,18 +82,31 @@ export type SelectionResult = { ok: true; option: PayableRequirement } | { ok: f
  */
 export function selectPayableRequirement(paymentRequired: PaymentRequired, network: PayableNetwork, selection: SelectionOptions = {}): SelectionResult {
   const schemes = selection.schemes ?? ["exact"];
-  const options: { option: PayableRequirement; reader: OfferReader }[] = [];
+  let options: { option: PayableRequirement; reader: OfferReader }[] = [];
+  const unpaidFlows = new Set<string>();
   for (const raw of paymentRequired.accepts) {
     const reader = offerReaderFor(raw.scheme);
     if (!reader || !schemes.includes(reader.name)) continue;
     // The object is signed over (canonical JSON in the nonce) and echoed back: bound it first.
-    const option = withinJsonLimits(raw) ? reader.read(paymentRequired.x402Version, raw) : undefined;
-    if (!option) continue;
-    if (!network.networkNames.includes(option.network)) continue;
-    if (option.asset.toLowerCase() !== network.usdc.toLowerCase()) continue;
-    options.push({ option, reader });
+    const read = withinJsonLimits(raw) ? reader.read(paymentRequired.x402Version, raw) : undefined;
+    if (!read) continue;
+    if (!network.networkNames.includes(read.network)) continue;
+    if (read.asset.toLowerCase() !== network.usdc.toLowerCase()) continue;
+    // The offer read whole: its flow decides when the money moves, and only a flow this
+    // scheme's paying half implements is paid (an unknown one is dropped, as the SDK does).
+    const flow = flowOf(raw);
+    if (!flow || !reader.flows.includes(flow)) {
+      unpaidFlows.add(serviceToken(flow ?? String((raw.extra as Record<string, unknown>).paymentFlow)));
+      continue;
+    }
+    options.push({ option: flow === "upfront" ? { ...read, upfront: true } : read, reader });
   }
+  // Settling after the work is the buyer's better bargain: preferred wherever it is offered, as the official client does.
+  if (options.some((candidate) => !candidate.option.upfront)) options = options.filter((candidate) => !candidate.option.upfront);
   if (options.length === 0) {
+    if (unpaidFlows.size > 0) {
+      return { ok: false, reason: `the service asks for a payment flow this agent does not implement (${[...unpaidFlows].slice(0, 3).join(", ")})` };
+    }
     // The service's own words, reduced to protocol tokens: they reach the model and the page.
     const offered = paymentRequired.accepts
       .slice(0, 5)
@@ -112,4 +125,12 @@ export function selectPayableRequirement(paymentRequired: PaymentRequired, netwo
     if (fits(metered.amount)) return { ok: true, option: metered };
   }
   return { ok: true, option: (priced ?? metered) as PayableRequirement };
+}
+
+/** The offer's `extra.paymentFlow`: `authorization` when absent, undefined when it is not a flow x402 names. */
+function flowOf(raw: Record<string, unknown>): PaymentFlow | undefined {
+  const extra = raw.extra;
+  const named = extra && typeof extra === "object" ? (extra as Record<string, unknown>).paymentFlow : undefined;
+  if (named === undefined || named === null) return "authorization";
+  return PAYMENT_FLOWS.find((flow) => flow === named);
 }

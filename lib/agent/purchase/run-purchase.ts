@@ -148,8 +148,10 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     ...(newPayee ? { newPayee } : {}),
   };
   const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
+  // An upfront offer settles before the service works: a failure then is money already gone, so the quote says it.
+  const upfrontNote = option.upfront ? "; paid up front: it settles before the service does the work" : "";
   request.tracker.update(
-    { id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}.` },
+    { id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}${upfrontNote}.` },
     journalTerms(quote),
   );
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);

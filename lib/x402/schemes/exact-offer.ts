@@ -44,6 +44,7 @@ const RequirementV1 = z
 export const exactOffer = {
   name: "exact" as const,
   metered: false,
+  flows: ["authorization", "upfront"] as const,
   read(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined {
     // v2 names the price `amount`, v1 `maxAmountRequired` (mapped to `amount` by its schema).
     const parsed = version === 2 ? RequirementV2.safeParse(raw) : RequirementV1.safeParse(raw);

@@ -14,6 +14,14 @@ export const baseUnits = z.string().regex(/^\d{1,30}$/);
  */
 export const caip2Network = z.string().includes(":");
 
+/**
+ * When an offer's money moves (`extra.paymentFlow`, the names x402's SDK reads): `authorization`
+ * (the default) settles after the service has done the work, `upfront` before it, `escrow` in
+ * several settlements. An offer naming any other flow is not read, as the official client does.
+ */
+export const PAYMENT_FLOWS = ["authorization", "upfront", "escrow"] as const;
+export type PaymentFlow = (typeof PAYMENT_FLOWS)[number];
+
 /** The schemes this code can pay: `exact` (EIP-3009) and `upto` (Permit2, x402 v2). */
 export type SchemeName = "exact" | "upto";
 
@@ -34,6 +42,8 @@ export type PayableRequirement = {
    * Read only by the upto scheme's modules (upto-offer.ts, upto-permit2.ts, upto-scheme.ts).
    */
   upto?: { facilitator: `0x${string}`; unitPrice?: bigint };
+  /** Present when the offer settles before the service does the work (`paymentFlow: "upfront"`); the quote says so. */
+  upfront?: true;
 };
 
 /** A scheme's reader of the options it owns in a 402. */
@@ -44,6 +54,8 @@ export type OfferReader = {
    * Between schemes the selection prefers a known price that fits (payment-requirements.ts).
    */
   readonly metered: boolean;
+  /** The payment flows this scheme's paying half implements (the SDK's exact: authorization and upfront; upto: authorization). */
+  readonly flows: readonly PaymentFlow[];
   /** The option, when it is well-formed for this scheme in this x402 version; else undefined. */
   read(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined;
 };

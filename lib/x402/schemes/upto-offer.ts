@@ -37,6 +37,7 @@ const UptoRequirementV2 = z.looseObject({
 export const uptoOffer: OfferReader = {
   name: "upto",
   metered: true,
+  flows: ["authorization"] as const,
   read(version: 1 | 2, raw: Record<string, unknown>): PayableRequirement | undefined {
     if (version !== 2) return undefined;
     const parsed = UptoRequirementV2.safeParse(raw);
