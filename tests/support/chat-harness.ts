@@ -61,9 +61,6 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
     const env = parseEnv({
       DEMO_MODEL_CHUNK_DELAY_MS: "0",
       RATE_LIMIT_REQUESTS: "10000",
-      // Under the GC storm a probe can time out and drop a live service for minutes; the storm
-      // hunts weak links, so its runs leave probes to the tests that ask for them.
-      ...(process.env.GC_STORM_MS ? { DISCOVERY_PROBES: "false" } : {}),
       ...options.env,
     });
     const local = networkConfigFromDevnet(devnet, env);
