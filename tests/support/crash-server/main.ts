@@ -84,6 +84,11 @@ const server = createServer((request, response) => {
     response.end(String(error));
   });
 });
+// READY only once the database is open and migrated: five servers creating their embedded
+// databases at once on a cold two-core machine take tens of seconds, and that belongs to the
+// start, not to the paid turn's deadline (a turn that ran out of time would pay nothing and so
+// never reach the step it is told to die at).
+await store.journal.history({ payer: "0x0000000000000000000000000000000000000001", limit: 1 });
 server.listen(0, "127.0.0.1", () => {
   const address = server.address();
   process.stdout.write(`READY ${typeof address === "object" && address ? address.port : 0}\n`);

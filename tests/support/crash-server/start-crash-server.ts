@@ -9,6 +9,8 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const TSX = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const MAIN = path.join(ROOT, "tests/support/crash-server/main.ts");
 
+const START_TIMEOUT_MS = 180_000;
+
 export type CrashServer = {
   origin: string;
   /** Resolves with the signal or exit code when the process ends. */
@@ -27,7 +29,8 @@ export async function startCrashServer(env: Record<string, string>): Promise<Cra
   const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? String(code))));
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`crash server did not start:\n${output}`)), 60_000);
+    // It opens (and on first use creates) its database before it listens: minutes on a cold, busy machine.
+    const timer = setTimeout(() => reject(new Error(`crash server did not start:\n${output}`)), START_TIMEOUT_MS);
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
       const match = output.match(/READY (\d+)/);
