@@ -75,6 +75,16 @@ export const ERROR_DEFINITIONS = {
     title: "Other origin",
     message: "This endpoint does not serve pages of other sites. Call it from an MCP client or from this site.",
   },
+  "forbidden:grant_other_wallet": {
+    status: 403,
+    title: "Grant of another wallet",
+    message: "This grant was signed by another wallet than the one the request names. A grant pays only for its own wallet.",
+  },
+  "forbidden:grant_ended": {
+    status: 403,
+    title: "Grant ended",
+    message: "This grant has ended: it was revoked, replaced by a newer grant, or it expired. Nothing was paid; sign a new grant to go on.",
+  },
   "conflict:signature_reused": {
     status: 409,
     title: "Payment signature already used",

@@ -7,6 +7,7 @@ import "server-only";
  */
 import { AppError } from "../errors";
 import { sessionOf } from "../auth/session-cookie";
+import { GRANT_TOKEN_PREFIX } from "../grants/grants";
 import type { ApiKeyStore, CallerBudget } from "./api-keys";
 
 export type Caller =
@@ -59,11 +60,30 @@ export type ResolveCallerInput = {
   now: number;
 };
 
+/**
+ * The bearer token of `Authorization`, if the header is there.
+ * @throws AppError 401 when the header is there but not `Bearer <token>`.
+ */
+export function bearerTokenOf(request: Request): string | undefined {
+  const authorization = request.headers.get("authorization");
+  if (authorization === null) return undefined;
+  const token = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)?.[1];
+  if (!token) throw unauthorized("unauthorized:bad_key", 'error="invalid_request"', "The Authorization header must be `Bearer <API key or grant token>`.");
+  return token;
+}
+
+/**
+ * The bearer token when it is a grant's (`x402g_…`): it proves a wallet, not a caller of the
+ * agent wallet, and the door checks it (lib/doors/grant-payer-for.ts); an API key is checked here.
+ */
+export function grantTokenOf(request: Request): string | undefined {
+  const token = bearerTokenOf(request);
+  return token?.startsWith(GRANT_TOKEN_PREFIX) ? token : undefined;
+}
+
 export async function resolveCaller(input: ResolveCallerInput): Promise<Caller> {
-  const authorization = input.request.headers.get("authorization");
-  if (authorization !== null) {
-    const token = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)?.[1];
-    if (!token) throw unauthorized("unauthorized:bad_key", 'error="invalid_request"', "The Authorization header must be `Bearer <API key>`.");
+  const token = bearerTokenOf(input.request);
+  if (token !== undefined && !token.startsWith(GRANT_TOKEN_PREFIX)) {
     // No time passed: the store judges expiry on its own clock (the database's), the one every
     // instance shares, not on this instance's.
     const checked = await input.apiKeys.check(token);

@@ -1,6 +1,10 @@
 /** What the chat's tools hand an AgentRun (agent-run.ts): the calls to buy, and the caller's privileges. */
 import type { BodyType, CallMethod } from "../x402/input-contract";
 import type { EncodedBody, RequestBodyValue } from "../x402/request-body";
+import type { EffectiveLimits } from "../limits/spending-limits-input";
+import type { ChatMessage } from "../stream/chat-request";
+import type { PaymentListener } from "./purchase/payment-listener";
+import type { FundedPayer } from "./purchase/purchase-types";
 
 export type PurchaseCall = {
   url: string;
@@ -42,4 +46,24 @@ export type UnlistedCalls = {
   allowed: boolean;
   /** Counts one call in the caller's rate-limit window; false when the window is used up. */
   count: () => Promise<boolean>;
+};
+
+/** What one run of the agent is asked with (a chat request, or MCP `buy`'s named call). */
+export type AgentRunInput = {
+  messages: ChatMessage[];
+  /** The one call the caller named as arguments (MCP `buy`; no messages then). */
+  namedCall?: NamedCall;
+  walletAddress: `0x${string}` | undefined;
+  limits: EffectiveLimits;
+  writer: PaymentListener;
+  /** Epoch ms: no payment starts after it, and every wait ends by it. */
+  deadline: number;
+  /** Identifies the request across retries (Idempotency-Key, or a hash of payer and conversation). */
+  requestKey: string;
+  /** Whether a signature of this request proved `walletAddress` is the caller's (wallet-proof.ts). */
+  walletProven: boolean;
+  /** The grant this request pays under (its payer key and funding), when the door found one. */
+  grantPayer?: FundedPayer;
+  /** Whether, and how often, this caller may have the server call URLs no discovery listed. */
+  unlisted?: UnlistedCalls;
 };

@@ -4,11 +4,9 @@ import "server-only";
  * made so far. Tools act through it, so every purchase passes the same checks.
  */
 import { createHash } from "node:crypto";
-import type { ChatMessage } from "../stream/chat-request";
-import type { EffectiveLimits } from "../limits/spending-limits-input";
 import type { AgentConfirmation, ApprovalRequest } from "../stream";
 import { describeInputContract } from "../x402/call-usage";
-import { declaredCallProblem, NO_PAYER, payerOf, refused, unlistedCallProblem } from "./call-checks";
+import { declaredCallProblem, NO_PAYER, payerOf, refused, UNKNOWN_ORIGIN_UNDER_GRANT, unlistedCallProblem } from "./call-checks";
 import type { DiscoveryClient } from "../x402/discovery-client";
 import type { ServiceListing } from "../x402/discovery-listing";
 import { chooseBodyType, encodeRequestBody } from "../x402/request-body";
@@ -17,12 +15,11 @@ import { callerNamed } from "./named-urls";
 import { askGoAhead } from "./ask-go-ahead";
 import type { PaymentTracker } from "./purchase/payment-tracker";
 import { runTracker } from "./run-tracker";
-import type { PaymentListener } from "./purchase/payment-listener";
 import { purchaseOnce } from "./purchase/purchase-once";
 import { paymentIdentifierFor } from "../x402/payment-identifier";
 import { MIN_PAYMENT_WINDOW_SECONDS, runPurchase, type Payer, type PurchaseDependencies, type PurchaseOutcome } from "./purchase/run-purchase";
 import { mcpCallBody, mcpResourceOf, runMcpPurchase } from "./purchase/mcp-purchase";
-import { MAX_TOOL_CALLS_PER_STEP, type EncodedCall, type McpToolCall, type NamedCall, type PurchaseCall, type UnlistedCalls } from "./agent-run-types";
+import { MAX_TOOL_CALLS_PER_STEP, type AgentRunInput, type EncodedCall, type McpToolCall, type PurchaseCall } from "./agent-run-types";
 
 export class AgentRun {
   readonly tracker: PaymentTracker;
@@ -38,22 +35,7 @@ export class AgentRun {
 
   constructor(
     readonly deps: AgentDependencies,
-    readonly input: {
-      messages: ChatMessage[];
-      /** The one call the caller named as arguments (MCP `buy`; no messages then). */
-      namedCall?: NamedCall;
-      walletAddress: `0x${string}` | undefined;
-      limits: EffectiveLimits;
-      writer: PaymentListener;
-      /** Epoch ms: no payment starts after it, and every wait ends by it. */
-      deadline: number;
-      /** Identifies the request across retries (Idempotency-Key, or a hash of payer and conversation). */
-      requestKey: string;
-      /** Whether a signature of this request proved `walletAddress` is the caller's (wallet-proof.ts). */
-      walletProven: boolean;
-      /** Whether, and how often, this caller may have the server call URLs no discovery listed. */
-      unlisted?: UnlistedCalls;
-    },
+    readonly input: AgentRunInput,
   ) {
     // A wallet named but not proven gets no rows in that wallet's journal: its quotes move no
     // money, and the signed request of a real approval journals the payment (wallet-proof.ts).
@@ -160,7 +142,7 @@ export class AgentRun {
   private async purchaseMcpNow(call: McpToolCall, listing: ServiceListing | undefined, paymentIdentifier: string): Promise<PurchaseOutcome> {
     const blocked = this.cannotStart();
     if (blocked) return refused(blocked);
-    const payer = payerOf(this.input.walletAddress, this.deps.agentAccount);
+    const payer = payerOf(this.input, this.deps.agentAccount);
     if (!payer) return refused(NO_PAYER);
     const work = runMcpPurchase(this.purchaseDeps, {
       endpoint: call.endpoint,
@@ -187,8 +169,10 @@ export class AgentRun {
     // Checked again after the wait: another call of this run may have asked for an approval meanwhile.
     const blocked = this.cannotStart();
     if (blocked) return refused(blocked);
-    const payer = payerOf(this.input.walletAddress, this.deps.agentAccount);
+    const payer = payerOf(this.input, this.deps.agentAccount);
     if (!payer) return refused(NO_PAYER);
+    // The go-ahead is the agent wallet's (run-confirmed-purchase.ts): under a grant such a URL is not paid.
+    if (ofUnknownOrigin && payer.kind === "agent" && payer.funding) return refused(UNKNOWN_ORIGIN_UNDER_GRANT);
     if (ofUnknownOrigin && payer.kind === "agent") {
       // One go-ahead asked at a time: the person answers one question, then the model may ask another.
       if (this.pendingConfirmation) return refused("A call is already waiting for the user's go-ahead; ask for one at a time.");

@@ -11,13 +11,23 @@ import { createHash } from "node:crypto";
 import type { ChatMessage } from "../stream/chat-request";
 import type { AgentDependencies } from "./agent-dependencies";
 import type { EncodedCall, NamedCall, UnlistedCalls } from "./agent-run-types";
-import type { PurchaseOutcome } from "./purchase/purchase-types";
+import type { FundedPayer, Payer, PurchaseOutcome } from "./purchase/purchase-types";
 
-/** Who pays: the user's wallet when the request names one, else the agent wallet, if any. */
-export function payerOf(walletAddress: `0x${string}` | undefined, agentAccount: AgentDependencies["agentAccount"]) {
-  if (walletAddress) return { kind: "user", address: walletAddress } as const;
-  return agentAccount ? ({ kind: "agent", account: agentAccount } as const) : undefined;
+/**
+ * Who pays: the wallet's grant (its payer key, funded from the wallet) when the door found one;
+ * else the user's wallet, asked each time, when the request names one; else the agent wallet, if any.
+ */
+export function payerOf(
+  input: { walletAddress: `0x${string}` | undefined; grantPayer?: FundedPayer },
+  agentAccount: AgentDependencies["agentAccount"],
+): Payer | undefined {
+  if (input.grantPayer) return { kind: "agent", account: input.grantPayer.account, funding: input.grantPayer.funding };
+  if (input.walletAddress) return { kind: "user", address: input.walletAddress };
+  return agentAccount ? { kind: "agent", account: agentAccount } : undefined;
 }
+
+export const UNKNOWN_ORIGIN_UNDER_GRANT =
+  "Not called, nothing was paid: under a grant the agent pays only services discovery listed or URLs you named yourself.";
 
 export const NO_PAYER = "No agent wallet is configured, so the agent can discover and quote services but not pay. Connect a wallet to pay yourself.";
 

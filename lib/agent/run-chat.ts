@@ -15,7 +15,7 @@ import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependen
 import type { UnlistedCalls } from "./agent-run-types";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
 import { purchaseOnce } from "./purchase/purchase-once";
-import { runApprovedPurchase, type ApprovedPayment } from "./purchase/run-purchase";
+import { runApprovedPurchase, type ApprovedPayment, type FundedPayer } from "./purchase/run-purchase";
 import { runConfirmedPurchase } from "./purchase/run-confirmed-purchase";
 import { runSignedIn } from "./purchase/sign-in-instead";
 import type { SignedIn } from "../x402/siwx-binding";
@@ -38,6 +38,11 @@ export type ChatRunInput = {
   confirmed?: ConfirmedTerms;
   /** Set on the second request of a sign-in-with-x: the user's signed sign-in, already verified. */
   signedIn?: SignedIn;
+  /**
+   * The grant this request pays under, its wallet proven by the door: the agent pays from the
+   * user's wallet through the grant's payer key, without asking (lib/grants/grant-payer.ts).
+   */
+  grantPayer?: FundedPayer;
   /** Identifies this request across client retries, for at-most-once payments. */
   requestKey: string;
   /** Whether, and how often, this caller may have URLs called that no discovery listed; unset: freely. */
@@ -84,10 +89,11 @@ export function startChatRun(
     deadline: deadline - FINISH_MARGIN_MS,
     requestKey: input.requestKey,
     walletProven: walletProven(input),
+    grantPayer: input.grantPayer,
     unlisted: input.unlisted,
   });
   const { model, ready } = wrapForRequest(deps.baseModel, deps.settings.temperatures);
-  const payer = input.walletAddress ? "user" : deps.agentAccount ? "agent" : "none";
+  const payer = input.grantPayer ? "grant" : input.walletAddress ? "user" : deps.agentAccount ? "agent" : "none";
 
   const done = (async () => {
     let failure: ErrorEvent | undefined;

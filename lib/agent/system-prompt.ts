@@ -7,7 +7,7 @@ import { formatUsdc } from "../money";
 
 export type SystemPromptInput = {
   networkName: string;
-  payer: "agent" | "user" | "none";
+  payer: "agent" | "grant" | "user" | "none";
   limits: EffectiveLimits;
 };
 
@@ -15,9 +15,11 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const payer =
     input.payer === "agent"
       ? "The agent wallet pays autonomously within the limits below; you do not need to ask before buying."
-      : input.payer === "user"
-        ? "The user's own wallet pays: each payment stops and waits for the user's approval in their wallet."
-        : "No wallet can pay in this deployment: you can discover services and quote prices, but not buy.";
+      : input.payer === "grant"
+        ? "The user's own wallet pays autonomously, within a budget the user signed once (a grant) and the limits below; you do not need to ask before buying."
+        : input.payer === "user"
+          ? "The user's own wallet pays: each payment stops and waits for the user's approval in their wallet."
+          : "No wallet can pay in this deployment: you can discover services and quote prices, but not buy.";
   return [
     "You are the x402 payment agent. You answer questions, and when a question needs live data you find a paid HTTP service that speaks x402, pay it in USDC, and answer with what it returns.",
     "",

@@ -3,7 +3,7 @@
  * any `walletAddress` in a body; only a signature by that wallet proves it: a `PAYMENT-SIGNATURE`
  * (lib/chat/verify-approval.ts) or a `SIGN-IN-WITH-X` (lib/chat/verify-sign-in.ts), which the
  * route verifies against `walletAddress` before the run starts and passes as `approved` or
- * `signedIn`.
+ * `signedIn`; or the wallet's grant, proven by its token or a session (`grantPayer`).
  *
  * An unproven request journals nothing (agent-run.ts): the journal is what the wallet's history
  * shows its owner, and a stranger's request must not put rows there ("failed, 5 USDC to 0x…dEaD").
@@ -17,9 +17,11 @@ export type WalletClaim = {
   approved?: object;
   /** The verified sign-in-with-x of this request, if any. */
   signedIn?: object;
+  /** The grant the door found this caller proven to hold (its token, or a session of its wallet). */
+  grantPayer?: object;
 };
 
 /** True when the request names no wallet, or a signature of this request proved it. */
 export function walletProven(claim: WalletClaim): boolean {
-  return claim.walletAddress === undefined || claim.approved !== undefined || claim.signedIn !== undefined;
+  return claim.walletAddress === undefined || claim.approved !== undefined || claim.signedIn !== undefined || claim.grantPayer !== undefined;
 }

@@ -12,6 +12,8 @@ import { reconcileDependenciesOf, type AppDependencies } from "../doors/app-depe
 import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
 import { withEvidence } from "../evidence/evidence-discovery";
+import { createGrantFunds } from "../grants/grant-funds";
+import { createGrantPayers } from "../grants/grant-payer";
 import { createListingProber } from "../evidence/listing-prober";
 import { payeePolicyOf } from "../limits/payee-policy";
 import { createGuardedFetch } from "../net/guarded-fetch";
@@ -54,7 +56,9 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
   // The one clock of the process: every module below reads time through it, so a test's
   // clock reaches them all.
   const now = overrides.now ?? Date.now;
+  const relayerKey = env.GRANT_RELAYER_PRIVATE_KEY ?? network.agentPrivateKey;
   return {
+    grantPayer: relayerKey ? grantPayersOf(network, store, relayerKey, now) : undefined,
     env,
     network,
     fetch,
@@ -142,4 +146,17 @@ export function startReconcilerFor(deps: AppDependencies): void {
   if (!deps.env.VERCEL && deps.env.RECONCILE_INTERVAL_SECONDS > 0) {
     startReconcilerTimer(() => reconcileDependenciesOf(deps), deps.env.RECONCILE_INTERVAL_SECONDS * 1000);
   }
+}
+
+/** Grants as payers: each wallet's payer key, funded by the relayer's pulls under its grant. */
+function grantPayersOf(network: NetworkConfig, store: Store, relayerPrivateKey: `0x${string}`, now: () => number) {
+  const funds = createGrantFunds({
+    rpcUrl: network.rpcUrl,
+    chainId: network.chainId,
+    usdc: network.usdc,
+    relayerPrivateKey,
+    usdcName: network.usdcName,
+    usdcVersion: network.usdcVersion,
+  });
+  return createGrantPayers({ relayerPrivateKey, chainId: network.chainId, grants: store.grants, funds, now });
 }

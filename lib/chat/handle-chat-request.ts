@@ -18,6 +18,7 @@ import { PAYMENT_APPROVAL_HEADER, PAYMENT_SIGNATURE_HEADER } from "../x402/payme
 import type { AppDependencies } from "../doors/app-dependencies";
 import { ChatRequestBody, MAX_BODY_BYTES } from "../stream/chat-request";
 import { admitCaller } from "../doors/admit-caller";
+import { grantPayerFor } from "../doors/grant-payer-for";
 import { unlistedCallsOf } from "../doors/unlisted-calls";
 import { INSTANCE_ID } from "./instance-id";
 import { namespaceOf, requestKeyOf } from "../doors/request-key";
@@ -67,6 +68,10 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       dailyCap: deps.settings.access.walletDailyCap,
     });
     const limits = resolved.limits;
+    // A caller who proved the wallet it names (the grant's token, or its session) pays under
+    // that wallet's grant with no approval round trip (lib/doors/grant-payer-for.ts).
+    const grantPayer = await grantPayerFor(deps, { tokenGrant: admitted.tokenGrant, caller }, body.walletAddress);
+    if (grantPayer && body.walletAddress) rateLimit = await enforceRateLimit(deps, [`wallet:${body.walletAddress.toLowerCase()}`], rateLimit);
     const signatureHeader = request.headers.get(PAYMENT_SIGNATURE_HEADER);
     const approved = signatureHeader
       ? await verifyApproval({
@@ -125,7 +130,7 @@ export async function handleChatRequest(request: Request, getDependencies: () =>
       const unlisted = unlistedCallsOf(deps, caller, clientKey);
       const started = startChatRun(
         deps,
-        { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, requestKey: requestKey.key, arrivedAt, unlisted },
+        { messages, walletAddress: body.walletAddress, limits, approved, confirmed, signedIn, grantPayer, requestKey: requestKey.key, arrivedAt, unlisted },
         writer,
       );
       run = holder.run = started;

@@ -10,6 +10,8 @@ import { sessionSecretOf } from "../auth/session-secret";
 import type { AppDependencies } from "./app-dependencies";
 import { clientKeyOf } from "./client-key";
 import { enforceRateLimit, type RateLimitOutcome } from "./rate-limit";
+import type { GrantRecord } from "../grants/grants";
+import { grantOfToken } from "./grant-payer-for";
 
 export type AdmittedCaller = {
   caller: Caller;
@@ -17,6 +19,8 @@ export type AdmittedCaller = {
   clientKey: string;
   /** The tightest window counted so far, for the response's RateLimit headers. */
   rateLimit: RateLimitOutcome;
+  /** The grant a grant token (`Bearer x402g_…`) named, checked; it proves its wallet, nothing more. */
+  tokenGrant: GrantRecord | undefined;
 };
 
 export async function admitCaller(request: Request, deps: AppDependencies, arrivedAt: number): Promise<AdmittedCaller> {
@@ -30,7 +34,8 @@ export async function admitCaller(request: Request, deps: AppDependencies, arriv
     access: deps.settings.access,
     now: arrivedAt,
   });
+  const tokenGrant = await grantOfToken(request, deps);
   const ownKey = callerKey(caller);
   if (ownKey) rateLimit = await enforceRateLimit(deps, [ownKey], rateLimit, deps.env.RATE_LIMIT_CALLER_REQUESTS ?? deps.env.RATE_LIMIT_REQUESTS);
-  return { caller, clientKey, rateLimit };
+  return { caller, clientKey, rateLimit, tokenGrant };
 }

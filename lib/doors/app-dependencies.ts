@@ -8,10 +8,17 @@ import type { AgentDependencies } from "../agent/agent-dependencies";
 import type { BaseModel } from "../agent/model/create-chat-model";
 import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending";
 import type { Env } from "../env";
+import type { GrantPayer } from "../grants/grant-payer";
+import type { GrantRecord } from "../grants/grants";
 
 export type AppDependencies = AgentDependencies & {
   baseModel: BaseModel;
   env: Env;
+  /**
+   * A grant as a payer (its payer key, funded by pulls under the grant); absent where no relayer
+   * key is configured, and then grants pay nothing.
+   */
+  grantPayer?: (grant: GrantRecord) => GrantPayer;
 };
 
 /** What the reconciler needs, from the app's dependencies (shared by the timer and the cron route). */

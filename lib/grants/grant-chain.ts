@@ -6,6 +6,7 @@ import "server-only";
  * counts what is pulled; this server only ever asks it.
  */
 import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, defineChain, erc20Abi, http, parseAbi, type Hex } from "viem";
+import { createNonceManager, jsonRpc } from "viem/nonce";
 import { localAccount } from "../crypto/secp256k1";
 import { PERMIT2, viemGrantTypedData, type GrantPermit } from "./grant-permit";
 
@@ -44,6 +45,30 @@ export interface GrantChain {
 
 export type RelayerOptions = { rpcUrl: string; chainId: number; usdc: `0x${string}`; relayerPrivateKey: Hex; timeoutMs?: number };
 
+/**
+ * One nonce counter per relayer address in this process, shared by every client built here:
+ * permits, pulls and sweeps go out concurrently from one account. Another instance sending
+ * with the same account is caught by `withFreshNonce`.
+ */
+export const relayerNonces = createNonceManager({ source: jsonRpc() });
+
+/**
+ * Sends with the relayer, again with a fresh nonce when the chain says the nonce was taken
+ * (another instance sent from the same account between our count and our send); at most
+ * four tries.
+ */
+export async function withFreshNonce<T>(relayer: `0x${string}`, chainId: number, send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const taken = /nonce too low|nonce has already been used|already known|replacement transaction underpriced/i.test(String(error));
+      if (!taken || attempt >= 4) throw error;
+      relayerNonces.reset({ address: relayer, chainId });
+    }
+  }
+}
+
 /** A reader of the chain (no cached block number) and the relayer's writer. */
 export function relayerClients(options: RelayerOptions) {
   const chain = defineChain({
@@ -53,7 +78,7 @@ export function relayerClients(options: RelayerOptions) {
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
   const transport = http(options.rpcUrl, { timeout: options.timeoutMs ?? 10_000, retryCount: 1 });
-  const relayer = localAccount(options.relayerPrivateKey);
+  const relayer = localAccount(options.relayerPrivateKey, { nonceManager: relayerNonces });
   return { reader: createPublicClient({ chain, transport, cacheTime: 0 }), relayer, writer: createWalletClient({ chain, transport, account: relayer }) };
 }
 
@@ -85,7 +110,7 @@ export function createGrantChain(options: RelayerOptions): GrantChain {
       try {
         // Simulated first: a permit Permit2 would refuse costs no gas and says why.
         const { request } = await reader.simulateContract({ address: PERMIT2, abi: permit2Abi, functionName: "permit", args, account: relayer });
-        const transaction = await writer.writeContract(request);
+        const transaction = await withFreshNonce(relayer.address, options.chainId, () => writer.writeContract(request));
         const receipt = await reader.waitForTransactionReceipt({ hash: transaction, timeout: options.timeoutMs ?? 30_000 });
         return receipt.status === "success"
           ? { ok: true, transaction }

@@ -11,7 +11,7 @@ import { authorizationTypes } from "@x402/evm";
 import { BaseError, ContractFunctionRevertedError, erc20Abi, parseAbi, parseSignature, toHex, type Hex } from "viem";
 import { localAccount } from "../crypto/secp256k1";
 import { PERMIT2 } from "./grant-permit";
-import { permit2Abi, relayerClients, type RelayerOptions } from "./grant-chain";
+import { permit2Abi, relayerClients, withFreshNonce, type RelayerOptions } from "./grant-chain";
 
 const transferWithAuthorizationAbi = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
@@ -33,7 +33,7 @@ export function createGrantFunds(options: RelayerOptions & { usdcName: string; u
     try {
       // Simulated first: a move the chain would refuse costs no gas and says why.
       const { request } = await simulate();
-      const transaction = await writer.writeContract(request);
+      const transaction = await withFreshNonce(relayer.address, options.chainId, () => writer.writeContract(request));
       const receipt = await reader.waitForTransactionReceipt({ hash: transaction, timeout: options.timeoutMs ?? 30_000 });
       return receipt.status === "success" ? { ok: true, transaction } : { ok: false, reason: "reverted", detail: `transaction ${transaction} reverted` };
     } catch (error) {

@@ -49,7 +49,10 @@ export interface GrantStore {
   check(token: string): Promise<GrantCheck>;
 }
 
-export const grantTokens = secretTokens("x402g_");
+/** A grant token's prefix: told apart from an API key (`x402k_`) before either is looked up. */
+export const GRANT_TOKEN_PREFIX = "x402g_";
+
+export const grantTokens = secretTokens(GRANT_TOKEN_PREFIX);
 
 /** A grant id: 16 hex digits, as in its token. */
 export function isGrantId(id: string): boolean {

@@ -41,7 +41,8 @@ export async function payAndDeliver(
     tracker.releaseRequestBudget(quote.option.amount);
   };
 
-  tracker.update({ id: quote.id, status: "verifying", service: quote.service, resource: quote.url, message: scheme.words.paying(amount) });
+  const paying = request.funded ? `${scheme.words.paying(amount)} ${request.funded}` : scheme.words.paying(amount);
+  tracker.update({ id: quote.id, status: "verifying", service: quote.service, resource: quote.url, message: paying });
   // Nothing leaves before the journal says it is about to.
   if (!(await tracker.recorded())) {
     await giveBack();

@@ -106,7 +106,25 @@ export type PurchaseDependencies = {
   hasPaid?: (payer: string, payTo: string) => Promise<boolean>;
 };
 
-export type Payer = { kind: "agent"; account: LocalAccount } | { kind: "user"; address: `0x${string}` };
+/**
+ * Where a server-signed payer's money comes from when its account holds none of its own: a
+ * grant the user signed once (lib/grants/grant-payer.ts). The payment is reserved in `budget`
+ * too, and `fund` moves exactly its amount into the account just before it is signed.
+ */
+export type PayerFunding = {
+  /** Whose USDC pays (its balance is the one checked). */
+  owner: `0x${string}`;
+  budget: { key: string; limit: bigint; label: string };
+  fund(amount: bigint): Promise<{ ok: true; transaction: `0x${string}` } | { ok: false; message: string }>;
+  /** Names the source in the stream and the journal ("grant 0123…"). */
+  source: string;
+};
+
+/** A payer key and what funds it (a grant): the door builds it, the purchase signs with it. */
+export type FundedPayer = { account: LocalAccount; funding: PayerFunding };
+
+/** Who signs: the agent wallet (or a payer key a grant funds), or the user's own wallet, asked each time. */
+export type Payer = { kind: "agent"; account: LocalAccount; funding?: PayerFunding } | { kind: "user"; address: `0x${string}` };
 
 export type PurchaseMethod = CallMethod;
 
@@ -212,7 +230,14 @@ export type ApprovedPayment = {
 };
 
 /** A paid request on its way to the service: its tracker, deadline and transport. */
-export type PaidRequest = { tracker: PaymentTracker; deadline: number; signal?: AbortSignal; send?: SendWithPayment };
+export type PaidRequest = {
+  tracker: PaymentTracker;
+  deadline: number;
+  signal?: AbortSignal;
+  send?: SendWithPayment;
+  /** Where a funded payer's money came from (a grant's pull), said with the paying step. */
+  funded?: string;
+};
 
 /** Payment ids derive from the nonce, so both requests of an approval name the same payment. */
 export function paymentIdForNonce(nonce: string): string {

@@ -7,13 +7,13 @@ import type { EffectiveLimits } from "../../limits/spending-limits-input";
 import { formatUsdc } from "../../money";
 import type { PaymentFailureReason } from "../../stream";
 import type { PaymentTracker } from "./payment-tracker";
-import type { PurchaseDependencies, Quote } from "./purchase-types";
+import type { PayerFunding, PurchaseDependencies, Quote } from "./purchase-types";
 
 export type BudgetRefusal = { reason: PaymentFailureReason; message: string };
 
 export async function reserveBudget(
   deps: Pick<PurchaseDependencies, "ledger">,
-  request: { tracker: PaymentTracker; limits: EffectiveLimits; maxPayments: number },
+  request: { tracker: PaymentTracker; limits: EffectiveLimits; maxPayments: number; funding?: PayerFunding },
   quote: Quote,
   /** What a refusal means for the signature, said at the end of each message. */
   consequence = "nothing was signed",
@@ -27,7 +27,7 @@ export async function reserveBudget(
       message: `${formatUsdc(amount)} USDC would go over your per-request limit of ${formatUsdc(request.limits.perRequest)} USDC; ${consequence}.`,
     };
   }
-  const daily = await reserveDaily(deps, quote, request.limits, consequence);
+  const daily = await reserveDaily(deps, quote, request.limits, consequence, request.funding?.budget);
   if (daily !== "ok") request.tracker.releaseRequestBudget(amount);
   return daily;
 }
@@ -41,31 +41,48 @@ async function reserveDaily(
   quote: Quote,
   limits: EffectiveLimits,
   consequence: string,
+  /** A funded payer's own budget (a grant's), held in the same step. */
+  funded?: PayerFunding["budget"],
 ): Promise<"ok" | BudgetRefusal> {
+  // A grant's budget takes the scope's place: the user pays from their own wallet, so there is
+  // no named caller's share of the agent wallet to count beside it; the payer's limit is theirs.
   const { scope } = limits;
+  const budgets = funded
+    ? { payerLimit: limits.daily, scope: { key: funded.key, dailyLimit: funded.limit }, pool: undefined }
+    : {
+        payerLimit: scope ? scope.walletDailyCap : limits.daily,
+        scope: scope ? { key: scope.key, dailyLimit: limits.daily } : undefined,
+        pool: scope?.pool ? { key: scope.pool.key, dailyLimit: scope.pool.dailyLimit } : undefined,
+      };
   try {
     const result = await deps.ledger.reserve({
       payer: quote.payer,
       reservationId: quote.nonce,
       amount: quote.option.amount,
-      dailyLimit: scope ? scope.walletDailyCap : limits.daily,
-      ...(scope ? { scope: { key: scope.key, dailyLimit: limits.daily } } : {}),
-      ...(scope?.pool ? { pool: { key: scope.pool.key, dailyLimit: scope.pool.dailyLimit } } : {}),
+      dailyLimit: budgets.payerLimit,
+      ...(budgets.scope ? { scope: budgets.scope } : {}),
+      ...(budgets.pool ? { pool: budgets.pool } : {}),
     });
     if (result.ok) return "ok";
+    const used = `${formatUsdc(result.spent + result.reserved)} USDC used or reserved`;
+    if (funded && result.reason === "scope") {
+      return {
+        reason: "limit-exceeded",
+        message: `${formatUsdc(quote.option.amount)} USDC would go over ${funded.label} (${used}); ${consequence}.`,
+      };
+    }
     // Which limit stopped it, so the person (and the page) knows whose budget ran out.
     const which =
       result.reason === "pool" && scope?.pool
         ? `the daily limit of ${scope.pool.label}`
         : result.reason === "scope" && scope
           ? `the daily limit of ${scope.label}`
-          : scope
+          : scope && !funded
             ? "the agent wallet's daily cap"
             : "the daily limit";
-    const used = `${formatUsdc(result.spent + result.reserved)} USDC used or reserved in the last 24 h`;
     return {
       reason: "limit-exceeded",
-      message: `${formatUsdc(quote.option.amount)} USDC would go over ${which}, ${formatUsdc(result.dailyLimit)} USDC (${used}); ${consequence}.`,
+      message: `${formatUsdc(quote.option.amount)} USDC would go over ${which}, ${formatUsdc(result.dailyLimit)} USDC (${used} in the last 24 h); ${consequence}.`,
     };
   } catch (error) {
     // Fail closed: without the ledger we cannot know the daily budget.

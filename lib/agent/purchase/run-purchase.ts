@@ -43,7 +43,9 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
 
   // The payer's balance is needed at step 5; reading it alongside the unpaid request saves a
   // round trip on every payment (the read is wasted only when no payment follows).
-  const balanceRead = deps.chain.balanceOf(payerAddress);
+  // A funded payer's account holds nothing until the pull: the money is its owner's.
+  const funding = request.payer.kind === "agent" ? request.payer.funding : undefined;
+  const balanceRead = deps.chain.balanceOf(funding?.owner ?? payerAddress);
   balanceRead.catch(() => undefined);
 
   // 1. Ask the service, without paying.
@@ -198,15 +200,28 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   }
 
   // 7. Reserve the per-request and daily budgets.
-  const reserved = await reserveBudget(deps, request, quote);
+  const reserved = await reserveBudget(deps, { ...request, funding }, quote);
   if (reserved !== "ok") return failQuote(reserved.reason, reserved.message);
 
   // 8. Sign with the agent wallet, once the journal holds everything so far.
-  request.tracker.update({ id: quote.id, status: "signing", ...quoted });
+  const fundingNote = funding ? `Moving ${amount} USDC from ${funding.source} to the payer account, then signing.` : undefined;
+  request.tracker.update({ id: quote.id, status: "signing", ...quoted, ...(fundingNote ? { message: fundingNote } : {}) });
   if (!(await request.tracker.recorded())) {
     await deps.ledger.release(quote.nonce).catch(() => undefined);
     request.tracker.releaseRequestBudget(option.amount);
     return failQuote("payment-failed", "The payment journal is unavailable, so no payment is made; nothing was signed.");
+  }
+  // A funded payer (a grant) receives exactly this amount from its owner now, not before the
+  // budgets held it: the chain (Permit2's allowance) bounds the move once more.
+  let funded: string | undefined;
+  if (funding) {
+    const moved = await funding.fund(option.amount);
+    if (!moved.ok) {
+      await deps.ledger.release(quote.nonce).catch(() => undefined);
+      request.tracker.releaseRequestBudget(option.amount);
+      return failQuote("payment-failed", `${moved.message}; nothing was signed.`);
+    }
+    funded = `Its ${amount} USDC came from ${funding.source} (transaction ${moved.transaction}).`;
   }
   const signed = typedData;
   let signature: `0x${string}`;
@@ -217,7 +232,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     request.tracker.releaseRequestBudget(option.amount);
     return failQuote("payment-failed", "The agent wallet could not sign the payment; nothing was spent.");
   }
-  return identifiedOutcome(await payAndDeliver(deps, request, quote, signed, signature), quote);
+  return identifiedOutcome(await payAndDeliver(deps, { ...request, funded }, quote, signed, signature), quote);
 }
 
 /** Stands in for the nonce until the quote's terms are final. */

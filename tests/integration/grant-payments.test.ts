@@ -1,0 +1,164 @@
+/**
+ * Paying under a grant on the local world: the user signs one Permit2 allowance, and chats that
+ * prove the wallet (the grant's token) pay from it with no approval round trip. Exactly what
+ * was settled leaves the user's wallet; the database refuses the payment past the grant before
+ * the chain would, and the chain refuses a pull past it when the database is bypassed. A caller
+ * who only names the wallet gets the approval path; another wallet's token is refused; after a
+ * revoke nothing moves.
+ */
+import { createPublicClient, http, parseAbi, parseUnits, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
+import { PERMIT2 } from "../../lib/grants/grant-permit";
+import { handleCreateGrant, handlePrepareGrant, handleRevokeGrant, type GrantsDependencies } from "../../lib/grants/handle-grants-request";
+import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
+
+const allowanceAbi = parseAbi([
+  "function allowance(address owner, address token, address spender) view returns (uint160 amount, uint48 expiration, uint48 nonce)",
+]);
+
+let harness: ChatHarness;
+let grantsDeps: GrantsDependencies;
+
+beforeAll(async () => {
+  harness = await startChatHarness();
+  grantsDeps = grantsDependenciesOf(harness.deps);
+}, 120_000);
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+const user = () => privateKeyToAccount(harness.devnet.accounts.user.privateKey as Hex);
+const relayer = () => privateKeyToAccount(harness.devnet.accounts.agent.privateKey as Hex).address;
+const service = (name: string) => harness.devnet.services.find((candidate) => candidate.name === name)!;
+const priceOf = (name: string) => parseUnits(service(name).price, 6);
+const chain = () => createPublicClient({ transport: http(harness.devnet.rpcUrl), cacheTime: 0 });
+const allowance = async (owner: `0x${string}`) =>
+  (
+    await chain().readContract({
+      address: PERMIT2,
+      abi: allowanceAbi,
+      functionName: "allowance",
+      args: [owner, harness.devnet.usdc as `0x${string}`, relayer()],
+    })
+  )[0];
+
+function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Request {
+  return new Request(`http://127.0.0.1${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/** One signature: the grant's typed data, signed by the user's key as a wallet would, and submitted. */
+async function grantOf(amount: bigint): Promise<{ id: string; token: string }> {
+  const walletAddress = user().address;
+  const prepared = await handlePrepareGrant(
+    request("POST", "/api/grants/prepare", { walletAddress, amount: String(Number(amount) / 1e6), expiresInSeconds: 3600 }),
+    () => grantsDeps,
+  );
+  expect(prepared.status).toBe(200);
+  const { typedData } = (await prepared.json()) as { typedData: Record<string, unknown> };
+  const signature = await user().signTypedData(typedData as never);
+  const created = await handleCreateGrant(request("POST", "/api/grants", { typedData, signature }), () => grantsDeps);
+  expect(created.status).toBe(201);
+  const body = (await created.json()) as { grant: { id: string }; token: string };
+  return { id: body.grant.id, token: body.token };
+}
+
+const LIMITS = { perPayment: "1", perRequest: "1", daily: "5" };
+function ask(url: string, headers: Record<string, string>, walletAddress: `0x${string}` = user().address): Promise<ChatResult> {
+  return harness.chat({ messages: [{ role: "user", content: `Call ${url}` }], walletAddress, spendingLimits: LIMITS }, { headers });
+}
+
+const statuses = (result: ChatResult) => result.payments.map((payment) => payment.status);
+
+describe("payments under a grant", () => {
+  it(
+    "three calls of two services pay with no approval; the fourth is refused by the database, and a pull past the grant by the chain",
+    { timeout: 120_000 },
+    async () => {
+      const weather = service("weather").url;
+      const stock = `${service("stock-quote").url.replace(/\/stocks.*$/, "")}/stocks/NVDA/quote`;
+      const price = { weather: priceOf("weather"), stock: priceOf("stock-quote") };
+      const total = 2n * price.weather + price.stock;
+      const grant = await grantOf(total);
+      const auth = { authorization: `Bearer ${grant.token}` };
+      const wallet = user().address;
+      const before = { balance: await harness.usdcBalance(wallet), allowance: await allowance(wallet) };
+      expect(before.allowance).toBe(total);
+
+      const settled: bigint[] = [];
+      for (const url of [`${weather}?city=Lisbon`, stock, `${weather}?city=Porto`]) {
+        const result = await ask(url, auth);
+        expect(result.response.status).toBe(200);
+        expect(statuses(result)).not.toContain("awaiting-approval");
+        expect(result.finish?.finishReason, JSON.stringify(result.payments.at(-1))).toBe("payment-complete");
+        const delivered = result.payments.find((payment) => payment.status === "delivered");
+        expect(delivered).toBeDefined();
+        // The pull is in the stream, with its transaction.
+        expect(result.payments.some((payment) => /came from grant [0-9a-f]{16} \(transaction 0x[0-9a-f]{64}\)/.test(payment.message ?? ""))).toBe(true);
+        settled.push(url.includes("/stocks/") ? price.stock : price.weather);
+      }
+      const spent = settled.reduce((sum, amount) => sum + amount, 0n);
+      expect(spent).toBe(total);
+      expect(await harness.usdcBalance(wallet)).toBe(before.balance - total);
+      expect(await allowance(wallet)).toBe(0n);
+
+      // The fourth: the grant's budget in the ledger is spent, so nothing is pulled or signed.
+      const block = await chain().getBlockNumber();
+      const fourth = await ask(`${weather}?city=Oslo`, auth);
+      expect(fourth.response.status).toBe(200);
+      const refusal = fourth.payments.find((payment) => payment.status === "failed");
+      expect(refusal?.reason).toBe("limit-exceeded");
+      expect(refusal?.message).toMatch(/would go over your grant of [\d.]+ USDC/);
+      expect(await chain().getBlockNumber()).toBe(block);
+      expect(await harness.usdcBalance(wallet)).toBe(before.balance - total);
+
+      // With the database bypassed, the chain itself refuses a pull past the allowance.
+      const record = await harness.deps.store.grants.get(grant.id);
+      const pulled = await harness.deps.grantPayer!(record!).funding.fund(price.weather);
+      expect(pulled).toMatchObject({ ok: false, message: expect.stringMatching(/Permit2 refused to move/) });
+      expect(await harness.usdcBalance(wallet)).toBe(before.balance - total);
+    },
+  );
+
+  it(
+    "a caller who only names the wallet is asked for approval, another wallet's token is refused, and a revoked grant pays nothing",
+    { timeout: 120_000 },
+    async () => {
+      const url = `${service("weather").url}?city=Madrid`;
+      const grant = await grantOf(priceOf("weather") * 2n);
+      const wallet = user().address;
+      const balance = await harness.usdcBalance(wallet);
+      const left = await allowance(wallet);
+
+      const named = await ask(url, {});
+      expect(statuses(named)).toContain("awaiting-approval");
+      expect(statuses(named)).not.toContain("delivered");
+
+      const stranger = privateKeyToAccount(harness.devnet.accounts.unfunded.privateKey as Hex).address;
+      const other = await ask(url, { authorization: `Bearer ${grant.token}` }, stranger);
+      expect(other.response.status).toBe(403);
+      expect(((await other.response.json()) as { code: string }).code).toBe("forbidden:grant_other_wallet");
+
+      const revoked = await handleRevokeGrant(
+        request("DELETE", `/api/grants/${grant.id}`, undefined, { authorization: `Bearer ${grant.token}` }),
+        grant.id,
+        () => grantsDeps,
+      );
+      expect(revoked.status).toBe(200);
+      const after = await ask(url, { authorization: `Bearer ${grant.token}` });
+      expect(after.response.status).toBe(403);
+      expect(((await after.response.json()) as { code: string }).code).toBe("forbidden:grant_ended");
+
+      const forged = await ask(url, { authorization: "Bearer x402g_0123456789abcdef_notarealsecret" });
+      expect(forged.response.status).toBe(401);
+      expect(await harness.usdcBalance(wallet)).toBe(balance);
+      expect(await allowance(wallet)).toBe(left);
+    },
+  );
+});
