@@ -179,6 +179,10 @@ export function startChatRun(
     } finally {
       clearTimeout(timer);
       await run.settleInFlight();
+      // A grant that ended during the turn (revoked, expired) gives its float back to the user
+      // once the turn's payments are settled, unless another turn's payment is in flight.
+      const returned = await input.grantPayer?.funding.returnIdleFloat().catch(() => 0n);
+      if (returned) log({ level: "info", event: "grant-float-returned", source: input.grantPayer?.funding.source, amount: returned.toString() });
       if (controller.signal.reason instanceof DeadlineReached) {
         failure ??= {
           code: "deadline_exceeded",

@@ -158,5 +158,6 @@ function grantPayersOf(network: NetworkConfig, store: Store, relayerPrivateKey: 
     usdcName: network.usdcName,
     usdcVersion: network.usdcVersion,
   });
-  return createGrantPayers({ relayerPrivateKey, chainId: network.chainId, grants: store.grants, funds, now });
+  const reservedFor = async (payer: `0x${string}`) => (await store.ledger.spentToday(payer)).reserved;
+  return createGrantPayers({ relayerPrivateKey, chainId: network.chainId, grants: store.grants, funds, reservedFor, now });
 }

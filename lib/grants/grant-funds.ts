@@ -8,7 +8,7 @@ import "server-only";
  */
 import { randomBytes } from "node:crypto";
 import { authorizationTypes } from "@x402/evm";
-import { BaseError, ContractFunctionRevertedError, erc20Abi, parseAbi, parseSignature, toHex, type Hex } from "viem";
+import { BaseError, ContractFunctionRevertedError, erc20Abi, maxUint256, parseAbi, parseSignature, toHex, type Hex } from "viem";
 import { localAccount } from "../crypto/secp256k1";
 import { PERMIT2 } from "./grant-permit";
 import { permit2Abi, relayerClients, withFreshNonce, type RelayerOptions } from "./grant-chain";
@@ -16,6 +16,19 @@ import { permit2Abi, relayerClients, withFreshNonce, type RelayerOptions } from 
 const transferWithAuthorizationAbi = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
 ]);
+const erc2612Abi = parseAbi([
+  "function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)",
+  "function nonces(address owner) view returns (uint256)",
+]);
+const ERC2612_TYPES = {
+  Permit: [
+    { name: "owner", type: "address" },
+    { name: "spender", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "nonce", type: "uint256" },
+    { name: "deadline", type: "uint256" },
+  ],
+} as const;
 
 export type MoveOutcome = { ok: true; transaction: Hex } | { ok: false; reason: "exceeds-allowance" | "expired" | "reverted"; detail: string };
 
@@ -25,6 +38,13 @@ export interface GrantFunds {
   /** Returns `amount` from a payer key to `to` (its user); the payer key signs, the relayer sends. */
   sweep(payerPrivateKey: Hex, to: `0x${string}`, amount: bigint): Promise<MoveOutcome>;
   balanceOf(owner: `0x${string}`): Promise<bigint>;
+  /**
+   * Lets Permit2 move a payer key's USDC (a metered payment is a Permit2 permit the payer key
+   * signs): the payer key signs an EIP-2612 permit, the relayer submits it, so the payer key
+   * still needs no gas. Unlimited on purpose: only this server signs for a payer key, and it
+   * holds money only while a payment is in flight.
+   */
+  approvePermit2(payerPrivateKey: Hex): Promise<MoveOutcome>;
 }
 
 export function createGrantFunds(options: RelayerOptions & { usdcName: string; usdcVersion: string }): GrantFunds {
@@ -46,6 +66,18 @@ export function createGrantFunds(options: RelayerOptions & { usdcName: string; u
       send(() =>
         reader.simulateContract({ address: PERMIT2, abi: permit2Abi, functionName: "transferFrom", args: [owner, to, amount, options.usdc], account: relayer }),
       ),
+    async approvePermit2(payerPrivateKey) {
+      const payer = localAccount(payerPrivateKey);
+      const domain = { name: options.usdcName, version: options.usdcVersion, chainId: options.chainId, verifyingContract: options.usdc };
+      const [nonce, block] = await Promise.all([
+        reader.readContract({ address: options.usdc, abi: erc2612Abi, functionName: "nonces", args: [payer.address] }),
+        reader.getBlock({ blockTag: "latest" }),
+      ]);
+      const message = { owner: payer.address, spender: PERMIT2, value: maxUint256, nonce, deadline: block.timestamp + 600n };
+      const { v, r, s, yParity } = parseSignature(await payer.signTypedData({ domain, types: ERC2612_TYPES, primaryType: "Permit", message }));
+      const args = [message.owner, message.spender, message.value, message.deadline, Number(v ?? BigInt(27 + yParity)), r, s] as const;
+      return send(() => reader.simulateContract({ address: options.usdc, abi: erc2612Abi, functionName: "permit", args, account: relayer }));
+    },
     async sweep(payerPrivateKey, to, amount) {
       const payer = localAccount(payerPrivateKey);
       const nowSeconds = (await reader.getBlock({ blockTag: "latest" })).timestamp;

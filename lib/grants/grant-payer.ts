@@ -16,7 +16,8 @@ import type { GrantFunds, MoveOutcome } from "./grant-funds";
 import { grantScope, grantState, type GrantRecord, type GrantStore } from "./grants";
 import { payerKeyOf } from "./payer-key";
 
-export type FundOutcome = { ok: true; transaction: `0x${string}` } | { ok: false; message: string };
+/** `pulled` of the amount came from the user now (in `transaction`); the rest was float already held. */
+export type FundOutcome = { ok: true; pulled: bigint; transaction?: `0x${string}` } | { ok: false; message: string };
 
 /** The shape the purchase core takes as a payer's funding (purchase-types.ts `PayerFunding`). */
 export type GrantFunding = {
@@ -26,6 +27,16 @@ export type GrantFunding = {
   budget: { key: string; limit: bigint; label: string };
   /** Moves `amount` from the owner to the payer key; a refusal says why in words. */
   fund(amount: bigint): Promise<FundOutcome>;
+  /** Lets Permit2 move the payer key's USDC (a metered payment is a Permit2 permit), once per payer key. */
+  approvePermit2(): Promise<{ ok: true } | { ok: false; message: string }>;
+  /**
+   * Once the grant has ended (revoked, replaced, expired) and no payment of the payer key is in
+   * flight, returns what it holds (an `upto` remainder, a pull whose payment failed) to the
+   * owner; the amount returned, 0 when nothing was. While the grant is active its float pays
+   * the next payment instead: what the ledger counts as spent from the grant is what settled,
+   * and float plus the allowance left on chain always covers the rest.
+   */
+  returnIdleFloat(): Promise<bigint>;
   /** What the journal and the stream call the source of the money. */
   source: string;
 };
@@ -36,13 +47,16 @@ export type GrantPayerOptions = {
   relayerPrivateKey: Hex;
   chainId: number;
   grants: Pick<GrantStore, "get">;
-  funds: Pick<GrantFunds, "pull">;
+  funds: Pick<GrantFunds, "pull" | "balanceOf" | "approvePermit2" | "sweep">;
+  /** What the ledger holds reserved for a payer now (its payments in flight), on every instance. */
+  reservedFor(payer: `0x${string}`): Promise<bigint>;
   now: () => number;
 };
 
 export function createGrantPayers(options: GrantPayerOptions): (grant: GrantRecord) => GrantPayer {
   return (grant) => {
-    const account = localAccount(payerKeyOf(options.relayerPrivateKey, options.chainId, grant.walletAddress));
+    const payerKey = payerKeyOf(options.relayerPrivateKey, options.chainId, grant.walletAddress);
+    const account = localAccount(payerKey);
     const label = `your grant of ${formatUsdc(grant.amount)} USDC`;
     return {
       account,
@@ -55,17 +69,50 @@ export function createGrantPayers(options: GrantPayerOptions): (grant: GrantReco
           const state = current ? grantState(current, options.now()) : "revoked";
           if (state !== "active") return { ok: false, message: `The grant is ${state}, so nothing more is paid from it` };
           try {
-            const moved = await options.funds.pull(grant.walletAddress, account.address, amount);
-            return moved.ok ? moved : { ok: false, message: refusalWords(moved, amount) };
+            const need = amount - (await idleFloat(options, account.address, amount));
+            if (need <= 0n) return { ok: true, pulled: 0n };
+            const moved = await options.funds.pull(grant.walletAddress, account.address, need);
+            return moved.ok ? { ok: true, pulled: need, transaction: moved.transaction } : { ok: false, message: refusalWords(moved, need) };
           } catch {
             // Not sent, or sent and not seen mined in time: either way nothing is signed to the
             // service, and a pull that did land is float the user gets back.
             return { ok: false, message: `The chain did not confirm moving ${formatUsdc(amount)} USDC from your wallet in time` };
           }
         },
+        async returnIdleFloat() {
+          const current = await options.grants.get(grant.id);
+          if (current && grantState(current, options.now()) === "active") return 0n;
+          const float = await idleFloat(options, account.address, 0n);
+          if (float === 0n) return 0n;
+          const swept = await options.funds.sweep(payerKey, grant.walletAddress, float);
+          return swept.ok ? float : 0n;
+        },
+        async approvePermit2() {
+          try {
+            const approved = await options.funds.approvePermit2(payerKey);
+            return approved.ok ? { ok: true } : { ok: false, message: `The chain refused Permit2's approval for the payer account (${approved.detail})` };
+          } catch {
+            return { ok: false, message: "The chain did not confirm Permit2's approval for the payer account in time" };
+          }
+        },
       },
     };
   };
+}
+
+/**
+ * The float a payment may use: what an earlier payment left on the payer key (an `upto`
+ * remainder, or a pull whose payment then failed), the user's money still. Used only when no
+ * other payment of this payer is in flight, asked before and after the balance: a payment
+ * reserves before it pulls and settles before it commits, so an unchanged "none in flight" on
+ * both sides means the balance holds no money another payment is about to spend.
+ */
+async function idleFloat(options: GrantPayerOptions, payer: `0x${string}`, ownAmount: bigint): Promise<bigint> {
+  const before = (await options.reservedFor(payer)) - ownAmount;
+  if (before > 0n) return 0n;
+  const balance = await options.funds.balanceOf(payer);
+  const after = (await options.reservedFor(payer)) - ownAmount;
+  return after > 0n ? 0n : balance;
 }
 
 function refusalWords(moved: Extract<MoveOutcome, { ok: false }>, amount: bigint): string {

@@ -28,6 +28,8 @@ export type GrantsDependencies = {
   sessionWallet(request: Request): `0x${string}` | undefined;
   /** Counts the request against the caller's rate limit; throws 429 when over. */
   admit(request: Request): Promise<void>;
+  /** Gives an ended grant's float back to its wallet (grant-payer.ts); absent without a relayer. */
+  returnFloat?(grant: GrantRecord): Promise<bigint>;
   now: () => number;
 };
 
@@ -134,7 +136,9 @@ export async function handleRevokeGrant(request: Request, id: string, getDepende
     if ((await deps.grants.revoke(id, wallet)) === "not-found") throw new AppError("not_found");
     const grant = await deps.grants.get(id);
     if (!grant) throw new AppError("not_found");
-    return Response.json({ grant: await viewOf(grant, deps) }, { headers: { "Cache-Control": "no-store" } });
+    // What the payer key held for this wallet (an upto remainder, a failed payment's pull) goes back now.
+    const returned = (await deps.returnFloat?.(grant).catch(() => 0n)) ?? 0n;
+    return Response.json({ grant: await viewOf(grant, deps), floatReturned: formatUsdc(returned) }, { headers: { "Cache-Control": "no-store" } });
   } catch (error) {
     return problemResponse(error);
   }

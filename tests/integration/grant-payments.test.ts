@@ -78,51 +78,62 @@ const statuses = (result: ChatResult) => result.payments.map((payment) => paymen
 
 describe("payments under a grant", () => {
   it(
-    "three calls of two services pay with no approval; the fourth is refused by the database, and a pull past the grant by the chain",
+    "exact and metered calls pay with no approval; the next is refused by the database, a pull past the grant by the chain; revoke returns the float",
     { timeout: 120_000 },
     async () => {
-      const weather = service("weather").url;
-      const stock = `${service("stock-quote").url.replace(/\/stocks.*$/, "")}/stocks/NVDA/quote`;
-      const price = { weather: priceOf("weather"), stock: priceOf("stock-quote") };
-      const total = 2n * price.weather + price.stock;
-      const grant = await grantOf(total);
+      const at = (name: string, pathAndQuery: string) => `${new URL(service(name).url).origin}${pathAndQuery}`;
+      const weather = priceOf("weather");
+      const ceiling = priceOf("row-meter");
+      const rows = 12n * BigInt(service("row-meter").metering!.unitPrice);
+      const grant = await grantOf(weather + ceiling + weather);
       const auth = { authorization: `Bearer ${grant.token}` };
       const wallet = user().address;
       const before = { balance: await harness.usdcBalance(wallet), allowance: await allowance(wallet) };
-      expect(before.allowance).toBe(total);
+      expect(before.allowance).toBe(weather + ceiling + weather);
 
-      const settled: bigint[] = [];
-      for (const url of [`${weather}?city=Lisbon`, stock, `${weather}?city=Porto`]) {
-        const result = await ask(url, auth);
+      // 1. exact: pulls its price. 2. upto: pulls its ceiling, settles 12 rows, the rest is float.
+      // 3. exact: paid from that float, nothing pulled.
+      const calls = [
+        { url: at("weather", "/weather?city=Lisbon"), source: /Its 0\.01 USDC came from grant [0-9a-f]{16} \(transaction 0x[0-9a-f]{64}\)/ },
+        { url: at("row-meter", "/metered/data/rows?rows=12&dataset=sales"), source: /came from grant [0-9a-f]{16} \(transaction 0x[0-9a-f]{64}\)/ },
+        { url: at("weather", "/weather?city=Porto"), source: /left on the payer account before \(float\)/ },
+      ];
+      for (const call of calls) {
+        const result = await ask(call.url, auth);
         expect(result.response.status).toBe(200);
         expect(statuses(result)).not.toContain("awaiting-approval");
         expect(result.finish?.finishReason, JSON.stringify(result.payments.at(-1))).toBe("payment-complete");
-        const delivered = result.payments.find((payment) => payment.status === "delivered");
-        expect(delivered).toBeDefined();
-        // The pull is in the stream, with its transaction.
-        expect(result.payments.some((payment) => /came from grant [0-9a-f]{16} \(transaction 0x[0-9a-f]{64}\)/.test(payment.message ?? ""))).toBe(true);
-        settled.push(url.includes("/stocks/") ? price.stock : price.weather);
+        expect(statuses(result)).toContain("delivered");
+        expect(result.payments.some((payment) => call.source.test(payment.message ?? ""))).toBe(true);
       }
-      const spent = settled.reduce((sum, amount) => sum + amount, 0n);
-      expect(spent).toBe(total);
-      expect(await harness.usdcBalance(wallet)).toBe(before.balance - total);
-      expect(await allowance(wallet)).toBe(0n);
+      const pulled = weather + ceiling;
+      const settled = weather + rows + weather;
+      expect(await harness.usdcBalance(wallet)).toBe(before.balance - pulled);
+      expect(await allowance(wallet)).toBe(before.allowance - pulled);
 
-      // The fourth: the grant's budget in the ledger is spent, so nothing is pulled or signed.
+      // The grant has (weather + ceiling + weather) - settled left in the ledger: less than a ceiling.
       const block = await chain().getBlockNumber();
-      const fourth = await ask(`${weather}?city=Oslo`, auth);
+      const fourth = await ask(at("row-meter", "/metered/data/rows?rows=3&dataset=sales"), auth);
       expect(fourth.response.status).toBe(200);
       const refusal = fourth.payments.find((payment) => payment.status === "failed");
       expect(refusal?.reason).toBe("limit-exceeded");
       expect(refusal?.message).toMatch(/would go over your grant of [\d.]+ USDC/);
       expect(await chain().getBlockNumber()).toBe(block);
-      expect(await harness.usdcBalance(wallet)).toBe(before.balance - total);
 
-      // With the database bypassed, the chain itself refuses a pull past the allowance.
+      // With the database bypassed, the chain refuses: the float and the allowance left cover less than a ceiling.
       const record = await harness.deps.store.grants.get(grant.id);
-      const pulled = await harness.deps.grantPayer!(record!).funding.fund(price.weather);
-      expect(pulled).toMatchObject({ ok: false, message: expect.stringMatching(/Permit2 refused to move/) });
-      expect(await harness.usdcBalance(wallet)).toBe(before.balance - total);
+      expect(await harness.deps.grantPayer!(record!).funding.fund(ceiling)).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/Permit2 refused to move/),
+      });
+      expect(await harness.usdcBalance(wallet)).toBe(before.balance - pulled);
+
+      // Revoked: the float goes back, so the wallet is down by exactly what settled.
+      const revoked = await handleRevokeGrant(request("DELETE", `/api/grants/${grant.id}`, undefined, auth), grant.id, () => grantsDeps);
+      expect(revoked.status).toBe(200);
+      expect(await revoked.json()).toMatchObject({ floatReturned: String(Number(pulled - settled) / 1e6) });
+      expect(await harness.usdcBalance(wallet)).toBe(before.balance - settled);
+      expect(await allowance(wallet)).toBe(before.allowance - pulled);
     },
   );
 

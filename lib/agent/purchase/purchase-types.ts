@@ -115,7 +115,12 @@ export type PayerFunding = {
   /** Whose USDC pays (its balance is the one checked). */
   owner: `0x${string}`;
   budget: { key: string; limit: bigint; label: string };
-  fund(amount: bigint): Promise<{ ok: true; transaction: `0x${string}` } | { ok: false; message: string }>;
+  /** `pulled` of it moved now (in `transaction`); the rest was the owner's money already on the account. */
+  fund(amount: bigint): Promise<{ ok: true; pulled: bigint; transaction?: `0x${string}` } | { ok: false; message: string }>;
+  /** Lets Permit2 move the account's USDC, where a scheme needs it (a metered permit) and it is missing. */
+  approvePermit2(): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** Gives the owner back what the account holds once its source has ended and nothing is in flight; the amount returned. */
+  returnIdleFloat(): Promise<bigint>;
   /** Names the source in the stream and the journal ("grant 0123…"). */
   source: string;
 };

@@ -76,6 +76,8 @@ export type PaymentChecks = {
   balance: Promise<bigint> | undefined;
   readiness: Promise<Readiness> | undefined;
   payerKind: Payer["kind"];
+  /** A payer key a grant funds: its missing Permit2 approval is given before it signs (grant-funds.ts), not refused. */
+  funded?: boolean;
   /** Stop at the first problem (a purchase) or report them all (a quote). */
   all: boolean;
 };
@@ -83,7 +85,7 @@ export type PaymentChecks = {
 export type PaymentCheckResult = {
   problems: QuoteProblem[];
   balance?: bigint;
-  /** A person's wallet has not approved Permit2 yet: asked for the approve with the approval, not refused. */
+  /** A person's wallet (or a funded payer key) has not approved Permit2 yet: asked for (given) before signing, not refused. */
   permit2Missing: boolean;
 };
 
@@ -115,7 +117,7 @@ export async function paymentProblems(input: PaymentChecks): Promise<PaymentChec
     if (done()) return { problems, balance, permit2Missing: false };
   }
   const readiness = await input.readiness;
-  const permit2Missing = readiness === "not-approved" && input.payerKind === "user";
+  const permit2Missing = readiness === "not-approved" && (input.payerKind === "user" || input.funded === true);
   const refused = readiness === undefined || permit2Missing ? undefined : scheme.readinessProblem(readiness);
   if (refused) problems.push({ reason: "payment-failed", text: refused });
   return { problems, balance, permit2Missing };

@@ -15,6 +15,7 @@ import { askWithoutPaying } from "./ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "./quote-stage";
 import { journalTerms, schemeOf } from "./schemes/payment-schemes";
 import { agentAuthorizationSeconds, CLOCK_SKEW_SECONDS, DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS } from "./authorization-window";
+import { fundPayer } from "./fund-payer";
 import { payAndDeliver } from "./pay-and-deliver";
 import { paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
 import { reportFailure, subjectOf } from "./report-payment";
@@ -166,6 +167,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     balance: balanceRead,
     readiness,
     payerKind: request.payer.kind,
+    funded: funding !== undefined,
     all: false,
   });
   const [problem] = checked.problems;
@@ -213,15 +215,11 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   }
   // A funded payer (a grant) receives exactly this amount from its owner now, not before the
   // budgets held it: the chain (Permit2's allowance) bounds the move once more.
-  let funded: string | undefined;
-  if (funding) {
-    const moved = await funding.fund(option.amount);
-    if (!moved.ok) {
-      await deps.ledger.release(quote.nonce).catch(() => undefined);
-      request.tracker.releaseRequestBudget(option.amount);
-      return failQuote("payment-failed", `${moved.message}; nothing was signed.`);
-    }
-    funded = `Its ${amount} USDC came from ${funding.source} (transaction ${moved.transaction}).`;
+  const funded = funding ? await fundPayer(funding, option.amount, permit2Missing) : undefined;
+  if (funded && !funded.ok) {
+    await deps.ledger.release(quote.nonce).catch(() => undefined);
+    request.tracker.releaseRequestBudget(option.amount);
+    return failQuote("payment-failed", `${funded.message}; nothing was signed.`);
   }
   const signed = typedData;
   let signature: `0x${string}`;
@@ -232,7 +230,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     request.tracker.releaseRequestBudget(option.amount);
     return failQuote("payment-failed", "The agent wallet could not sign the payment; nothing was spent.");
   }
-  return identifiedOutcome(await payAndDeliver(deps, { ...request, funded }, quote, signed, signature), quote);
+  return identifiedOutcome(await payAndDeliver(deps, { ...request, funded: funded?.words }, quote, signed, signature), quote);
 }
 
 /** Stands in for the nonce until the quote's terms are final. */
