@@ -14,7 +14,8 @@ import type { McpContext } from "./mcp-context";
 export function limitsOf(context: McpContext, requested: SpendingLimitsInput | undefined): CallerLimits {
   const { deps } = context;
   return callerLimits(requested, deps.settings.limitSettings, context.caller, {
-    pays: deps.agentAccount !== undefined,
+    // Under a grant the user's own wallet pays: no share of the agent wallet is counted.
+    pays: deps.agentAccount !== undefined && context.grant === undefined,
     dailyCap: deps.settings.access.walletDailyCap,
   });
 }

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppDependencies } from "../doors/app-dependencies";
 import { admitCaller } from "../doors/admit-caller";
+import { grantPayerFor } from "../doors/grant-payer-for";
 import { problemResponse } from "../errors";
 import { readBoundedJson } from "../net/read-bounded-json";
 import { watchCaller } from "../net/watch-caller";
@@ -27,15 +28,18 @@ export async function handleMcpRequest(request: Request, getDependencies: () => 
     const arrivedAt = deps.now();
     metadataUrl = resourceMetadataUrl(siteOrigin(deps.env.APP_URL, request));
     checkOrigin(request, deps.env.APP_URL);
-    const { caller, clientKey, rateLimit } = await admitCaller(request, deps, arrivedAt);
-    admitToMcp(caller, deps.settings.access.mode, deps.agentAccount !== undefined);
+    const { caller, clientKey, rateLimit, tokenGrant } = await admitCaller(request, deps, arrivedAt);
+    // A grant's token pays from its own wallet: the agent wallet's access rules do not apply to it.
+    const payer = tokenGrant ? await grantPayerFor(deps, { tokenGrant, caller }, tokenGrant.walletAddress) : undefined;
+    const grant = tokenGrant && payer ? { walletAddress: tokenGrant.walletAddress, payer } : undefined;
+    admitToMcp(caller, deps.settings.access.mode, deps.agentAccount !== undefined && grant === undefined);
     // Read here, bounded in size and time like a chat body, then handed to the transport parsed.
     const body = await readBoundedJson(request, { maxBytes: MAX_BODY_BYTES, timeoutMs: deps.env.BODY_READ_TIMEOUT_MS });
     // JSON-RPC batches left MCP with protocol 2025-06-18; refused, so one HTTP request (counted
     // once in the rate-limit windows) is one call at most.
     if (Array.isArray(body)) return jsonRpcError(400, -32600, "Invalid Request: batches are not supported; send one message per request.");
 
-    const server = createMcpServer({ deps, caller, clientKey, exchangeId: randomBytes(16).toString("hex"), arrivedAt });
+    const server = createMcpServer({ deps, caller, clientKey, exchangeId: randomBytes(16).toString("hex"), arrivedAt, grant });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     // Closing the server aborts a call still running (its signal), as the chat stops its run

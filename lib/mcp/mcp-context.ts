@@ -5,6 +5,7 @@ import "server-only";
  * lives exactly as long as its HTTP request.
  */
 import type { Caller } from "../access/caller";
+import type { FundedPayer } from "../agent/purchase/purchase-types";
 import type { AppDependencies } from "../doors/app-dependencies";
 import type { PaymentEvent } from "../stream";
 
@@ -20,6 +21,11 @@ export type McpContext = {
   exchangeId: string;
   /** When the HTTP request arrived (epoch ms, on `deps.now`'s clock): its deadline counts from here. */
   arrivedAt: number;
+  /**
+   * The grant whose token the request carried: `buy` and `ask_agent` then pay from that wallet
+   * under the grant (lib/doors/grant-payer-for.ts) instead of from the agent wallet.
+   */
+  grant?: { walletAddress: `0x${string}`; payer: FundedPayer };
 };
 
 /** One tool call: its JSON-RPC id, where its progress goes, and when it must stop. */

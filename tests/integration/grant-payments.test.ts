@@ -6,12 +6,16 @@
  * who only names the wallet gets the approval path; another wallet's token is refused; after a
  * revoke nothing moves.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createPublicClient, http, parseAbi, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
 import { PERMIT2 } from "../../lib/grants/grant-permit";
 import { handleCreateGrant, handlePrepareGrant, handleRevokeGrant, type GrantsDependencies } from "../../lib/grants/handle-grants-request";
+import { handleMcpRequest } from "../../lib/mcp/handle-mcp-request";
 import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
 
 const allowanceAbi = parseAbi([
@@ -172,4 +176,41 @@ describe("payments under a grant", () => {
       expect(await allowance(wallet)).toBe(left);
     },
   );
+
+  it("MCP: buy with the grant's token pays from the grant's wallet with no approval; without it the agent wallet pays", { timeout: 120_000 }, async () => {
+    const url = `${service("weather").url}?city=Vienna`;
+    const grant = await grantOf(priceOf("weather"));
+    const wallet = user().address;
+    const agent = harness.devnet.accounts.agent.address as `0x${string}`;
+    const before = { user: await harness.usdcBalance(wallet), agent: await harness.usdcBalance(agent) };
+
+    const bought = await mcpBuy(url, { authorization: `Bearer ${grant.token}` });
+    expect(bought).toMatchObject({ status: "paid", amount: "0.01" });
+    expect(await harness.usdcBalance(wallet)).toBe(before.user - priceOf("weather"));
+    expect(await harness.usdcBalance(agent)).toBe(before.agent);
+
+    // The grant is spent: the next buy under it is refused by the ledger, nothing moves.
+    const refused = await mcpBuy(`${service("weather").url}?city=Graz`, { authorization: `Bearer ${grant.token}` });
+    expect(refused, JSON.stringify(refused)).toMatchObject({ status: "failed", reason: "limit-exceeded" });
+    expect(await harness.usdcBalance(wallet)).toBe(before.user - priceOf("weather"));
+
+    const agentPays = await mcpBuy(`${service("weather").url}?city=Linz`, {});
+    expect(agentPays).toMatchObject({ status: "paid" });
+    expect(await harness.usdcBalance(agent)).toBe(before.agent - priceOf("weather"));
+  });
 });
+
+async function mcpBuy(url: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
+  const transport = new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/api/mcp"), {
+    fetch: (input: string | URL, init?: RequestInit) => handleMcpRequest(new Request(input, init), () => harness.deps),
+    requestInit: { headers },
+  });
+  const client = new Client({ name: "grant-payments-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const result = (await client.callTool({ name: "buy", arguments: { url, method: "GET" } }, undefined, { timeout: 55_000 })) as CallToolResult;
+    return result.structuredContent as Record<string, unknown>;
+  } finally {
+    await client.close();
+  }
+}

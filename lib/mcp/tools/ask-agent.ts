@@ -36,7 +36,8 @@ export async function askAgent(context: McpContext, input: AskAgentInput, call: 
     deps,
     {
       messages: safety.messages,
-      walletAddress: undefined,
+      walletAddress: context.grant?.walletAddress,
+      grantPayer: context.grant?.payer,
       limits: limitsOf(context, input.spendingLimits).limits,
       requestKey: requestKeyOf(context, "ask", { idempotencyKey: input.idempotencyKey, requestId: call.requestId }),
       arrivedAt: context.arrivedAt,

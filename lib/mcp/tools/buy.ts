@@ -24,7 +24,7 @@ export const BUY = {
   name: "buy",
   title: "Buy from a paid service",
   description:
-    "Call a paid x402 HTTP service and pay for it in USDC from the agent wallet, within this caller's spending limits, and return its data with the amount paid, the transaction hash and the service's signed receipt when it sent one. Call it as the service's usage from discover_services says (query parameters in the URL, a body for services that take one). Spends money: pass an idempotencyKey to make a retry safe (the same key pays at most once). Limits, payee and amount are enforced by the server, whatever the arguments.",
+    "Call a paid x402 HTTP service and pay for it in USDC from the agent wallet (or, when the request carries a grant's token, from the grant's wallet under that grant), within this caller's spending limits, and return its data with the amount paid, the transaction hash and the service's signed receipt when it sent one. Call it as the service's usage from discover_services says (query parameters in the URL, a body for services that take one). Spends money: pass an idempotencyKey to make a retry safe (the same key pays at most once). Limits, payee and amount are enforced by the server, whatever the arguments.",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 } as const;
 
@@ -44,13 +44,15 @@ export async function buy(context: McpContext, input: BuyInput, call: McpToolCal
     // which nobody could give here.
     messages: [],
     namedCall: { method: input.method, url: input.url },
-    walletAddress: undefined,
+    walletAddress: context.grant?.walletAddress,
     // maxPrice lowers the per-payment limit like a chat's spendingLimits, never raising it.
     limits: limitsOf(context, input.maxPrice === undefined ? undefined : { perPayment: input.maxPrice }).limits,
     writer: progress,
     deadline: deadline - FINISH_MARGIN_MS,
     requestKey,
-    walletProven: false,
+    // The grant's token proved its wallet; without one the agent wallet pays.
+    walletProven: context.grant !== undefined,
+    grantPayer: context.grant?.payer,
     unlisted: unlistedCallsOf(deps, context.caller, context.clientKey),
   });
   // The call's whole time, as a chat run's: stopped when the purchase ends (lib/timeout.ts says why not AbortSignal.timeout).
