@@ -5,6 +5,7 @@ import "server-only";
  * ending with exactly one `d:` line.
  */
 import { BaseError } from "../base-error";
+import { formatUsdc } from "../money";
 import { experimental_streamTextLowMemory as streamTextOnce, stepCountIs, type ModelMessage } from "ai";
 import type { ChatMessage } from "../stream/chat-request";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
@@ -15,7 +16,7 @@ import { purchaseDependenciesOf, type AgentDependencies } from "./agent-dependen
 import type { UnlistedCalls } from "./agent-run-types";
 import { wrapForRequest, type BaseModel } from "./model/create-chat-model";
 import { purchaseOnce } from "./purchase/purchase-once";
-import { runApprovedPurchase, type ApprovedPayment, type FundedPayer } from "./purchase/run-purchase";
+import { runApprovedPurchase, type ApprovedPayment, type FundedPayer, type PayerFunding } from "./purchase/run-purchase";
 import { runConfirmedPurchase } from "./purchase/run-confirmed-purchase";
 import { runSignedIn } from "./purchase/sign-in-instead";
 import type { SignedIn } from "../x402/siwx-binding";
@@ -203,12 +204,14 @@ export function startChatRun(
           amount: payment.amount,
           reason: payment.reason,
         });
+      const grant = input.grantPayer ? await grantLeft(deps, input.grantPayer.funding.budget) : undefined;
       if (!writer.isClosed) {
         writer.finish({
           finishReason: run.tracker.finishReason(),
           txHash: run.tracker.txHash,
           payments,
           ...(run.pendingApproval ? { pendingApproval: run.pendingApproval } : {}),
+          ...(grant ? { grant } : {}),
           model: deps.baseModel.modelId,
         });
       }
@@ -221,6 +224,17 @@ export function startChatRun(
     deadline,
     abort: (reason) => controller.abort(reason),
   };
+}
+
+/** What is left of the grant the turn paid under, on the ledger every instance shares; unsaid if unreadable. */
+async function grantLeft(deps: AgentDependencies, budget: PayerFunding["budget"]): Promise<{ id: string; remaining: string } | undefined> {
+  try {
+    const used = await deps.store.ledger.spentInScope(budget.key);
+    const left = budget.limit - used.settled - used.reserved;
+    return { id: budget.id, remaining: formatUsdc(left > 0n ? left : 0n) };
+  } catch {
+    return undefined;
+  }
 }
 
 function describeFailure(error: unknown, signal: AbortSignal): ErrorEvent {

@@ -24,7 +24,7 @@ export type GrantFunding = {
   /** Whose USDC pays: the grant's wallet. */
   owner: `0x${string}`;
   /** The grant's budget, reserved beside the user's own limits. */
-  budget: { key: string; limit: bigint; label: string };
+  budget: { id: string; key: string; limit: bigint; label: string };
   /** Moves `amount` from the owner to the payer key; a refusal says why in words. */
   fund(amount: bigint): Promise<FundOutcome>;
   /** Lets Permit2 move the payer key's USDC (a metered payment is a Permit2 permit), once per payer key. */
@@ -62,7 +62,7 @@ export function createGrantPayers(options: GrantPayerOptions): (grant: GrantReco
       account,
       funding: {
         owner: grant.walletAddress,
-        budget: { key: grantScope(grant.id), limit: grant.amount, label },
+        budget: { id: grant.id, key: grantScope(grant.id), limit: grant.amount, label },
         source: `grant ${grant.id}`,
         async fund(amount) {
           const current = await options.grants.get(grant.id);

@@ -182,6 +182,8 @@ export const FinishEvent = z.object({
   payments: z.array(PaymentSummary),
   /** Set when the request ended waiting for the user's signature. */
   pendingApproval: z.object({ id: z.string(), approval: ApprovalRequest }).optional(),
+  /** Set when the request paid under a grant: what is left of it after this turn (USDC). */
+  grant: z.object({ id: z.string(), remaining: UsdcDecimal }).optional(),
   protocolVersion: z.literal(PROTOCOL_VERSION),
   model: z.string().optional(),
 });

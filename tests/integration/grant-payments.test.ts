@@ -9,7 +9,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createPublicClient, http, parseAbi, parseUnits, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, parseAbi, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
@@ -102,8 +102,10 @@ describe("payments under a grant", () => {
         { url: at("row-meter", "/metered/data/rows?rows=12&dataset=sales"), source: /came from grant [0-9a-f]{16} \(transaction 0x[0-9a-f]{64}\)/ },
         { url: at("weather", "/weather?city=Porto"), source: /left on the payer account before \(float\)/ },
       ];
+      let last: ChatResult | undefined;
       for (const call of calls) {
         const result = await ask(call.url, auth);
+        last = result;
         expect(result.response.status).toBe(200);
         expect(statuses(result)).not.toContain("awaiting-approval");
         expect(result.finish?.finishReason, JSON.stringify(result.payments.at(-1))).toBe("payment-complete");
@@ -112,6 +114,8 @@ describe("payments under a grant", () => {
       }
       const pulled = weather + ceiling;
       const settled = weather + rows + weather;
+      // `d:` says what is left of the grant: its amount less what settled.
+      expect(last?.finish?.grant).toEqual({ id: grant.id, remaining: String(Number(weather + ceiling + weather - settled) / 1e6) });
       expect(await harness.usdcBalance(wallet)).toBe(before.balance - pulled);
       expect(await allowance(wallet)).toBe(before.allowance - pulled);
 
@@ -176,6 +180,29 @@ describe("payments under a grant", () => {
       expect(await allowance(wallet)).toBe(left);
     },
   );
+
+  it("after Permit2.lockdown from the wallet, the next payment is refused on chain and said in words; nothing moves", { timeout: 120_000 }, async () => {
+    const grant = await grantOf(priceOf("weather") * 2n);
+    const wallet = user().address;
+    const owner = createWalletClient({ account: user(), transport: http(harness.devnet.rpcUrl) });
+    const lockdownAbi = parseAbi(["function lockdown((address token, address spender)[] approvals)"]);
+    const hash = await owner.writeContract({
+      address: PERMIT2,
+      abi: lockdownAbi,
+      functionName: "lockdown",
+      args: [[{ token: harness.devnet.usdc as `0x${string}`, spender: relayer() }]],
+      chain: null,
+    });
+    await chain().waitForTransactionReceipt({ hash });
+    expect(await allowance(wallet)).toBe(0n);
+    const balance = await harness.usdcBalance(wallet);
+
+    const result = await ask(`${service("weather").url}?city=Rome`, { authorization: `Bearer ${grant.token}` });
+    const failed = result.payments.find((payment) => payment.status === "failed");
+    expect(failed?.message).toMatch(/Permit2 refused to move 0\.01 USDC from your wallet: .*locked down from your wallet\); nothing was signed/);
+    expect(statuses(result)).not.toContain("verifying");
+    expect(await harness.usdcBalance(wallet)).toBe(balance);
+  });
 
   it("MCP: buy with the grant's token pays from the grant's wallet with no approval; without it the agent wallet pays", { timeout: 120_000 }, async () => {
     const url = `${service("weather").url}?city=Vienna`;

@@ -114,7 +114,8 @@ export type PurchaseDependencies = {
 export type PayerFunding = {
   /** Whose USDC pays (its balance is the one checked). */
   owner: `0x${string}`;
-  budget: { key: string; limit: bigint; label: string };
+  /** The grant's budget in the ledger (`id` names the grant, as `d:` shows it). */
+  budget: { id: string; key: string; limit: bigint; label: string };
   /** `pulled` of it moved now (in `transaction`); the rest was the owner's money already on the account. */
   fund(amount: bigint): Promise<{ ok: true; pulled: bigint; transaction?: `0x${string}` } | { ok: false; message: string }>;
   /** Lets Permit2 move the account's USDC, where a scheme needs it (a metered permit) and it is missing. */
