@@ -18,6 +18,9 @@ import type { buildTransferTypedData } from "../../x402/transfer-authorization";
 import type { UptoPermitTypedData } from "../../x402/upto-permit2";
 import type { PaymentTracker } from "./payment-tracker";
 import type { ServiceData } from "./service-data";
+import type { PayerFunding } from "./payer-funding";
+
+export type { FundedPayer, PayerFunding } from "./payer-funding";
 
 export type OutboundFetch = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -105,29 +108,6 @@ export type PurchaseDependencies = {
   /** Whether the payer has paid this payee before (a first payment is flagged to the person). */
   hasPaid?: (payer: string, payTo: string) => Promise<boolean>;
 };
-
-/**
- * Where a server-signed payer's money comes from when its account holds none of its own: a
- * grant the user signed once (lib/grants/grant-payer.ts). The payment is reserved in `budget`
- * too, and `fund` moves exactly its amount into the account just before it is signed.
- */
-export type PayerFunding = {
-  /** Whose USDC pays (its balance is the one checked). */
-  owner: `0x${string}`;
-  /** The grant's budget in the ledger (`id` names the grant, as `d:` shows it). */
-  budget: { id: string; key: string; limit: bigint; label: string };
-  /** `pulled` of it moved now (in `transaction`); the rest was the owner's money already on the account. */
-  fund(amount: bigint): Promise<{ ok: true; pulled: bigint; transaction?: `0x${string}` } | { ok: false; message: string }>;
-  /** Lets Permit2 move the account's USDC, where a scheme needs it (a metered permit) and it is missing. */
-  approvePermit2(): Promise<{ ok: true } | { ok: false; message: string }>;
-  /** Gives the owner back what the account holds once its source has ended and nothing is in flight; the amount returned. */
-  returnIdleFloat(): Promise<bigint>;
-  /** Names the source in the stream and the journal ("grant 0123…"). */
-  source: string;
-};
-
-/** A payer key and what funds it (a grant): the door builds it, the purchase signs with it. */
-export type FundedPayer = { account: LocalAccount; funding: PayerFunding };
 
 /** Who signs: the agent wallet (or a payer key a grant funds), or the user's own wallet, asked each time. */
 export type Payer = { kind: "agent"; account: LocalAccount; funding?: PayerFunding } | { kind: "user"; address: `0x${string}` };
