@@ -14,6 +14,7 @@ import { AppError } from "../errors";
 import { withEvidence } from "../evidence/evidence-discovery";
 import { createGrantFunds } from "../grants/grant-funds";
 import { createGrantPayers } from "../grants/grant-payer";
+import { payerKeyOf } from "../grants/payer-key";
 import { createListingProber } from "../evidence/listing-prober";
 import { payeePolicyOf } from "../limits/payee-policy";
 import { createGuardedFetch } from "../net/guarded-fetch";
@@ -59,6 +60,7 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
   const relayerKey = env.GRANT_RELAYER_PRIVATE_KEY ?? network.agentPrivateKey;
   return {
     grantPayer: relayerKey ? grantPayersOf(network, store, relayerKey, now) : undefined,
+    grantAccountOf: relayerKey ? (wallet) => localAccount(payerKeyOf(relayerKey, network.chainId, wallet)).address : undefined,
     env,
     network,
     fetch,

@@ -34,6 +34,7 @@ export function grantsDependenciesOf(deps: AppDependencies): GrantsDependencies 
       const session = sessionOf(request, sessionSecretOf(env), now());
       return session && session.chainId === network.chainId ? session.address : undefined;
     },
+    payerAccountOf: deps.grantAccountOf,
     returnFloat: deps.grantPayer ? (grant) => deps.grantPayer!(grant).funding.returnIdleFloat() : undefined,
     async admit(request) {
       await enforceRateLimit({ store, env }, [`grants:${clientKeyOf(request, env)}`]);

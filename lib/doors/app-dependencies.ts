@@ -19,6 +19,8 @@ export type AppDependencies = AgentDependencies & {
    * key is configured, and then grants pay nothing.
    */
   grantPayer?: (grant: GrantRecord) => GrantPayer;
+  /** The account that pays under a wallet's grants (its payer key's address). */
+  grantAccountOf?: (wallet: `0x${string}`) => `0x${string}`;
 };
 
 /** What the reconciler needs, from the app's dependencies (shared by the timer and the cron route). */

@@ -15,11 +15,13 @@ export type GrantView = {
   state: GrantState;
   createdAt: string;
   permitTransaction: `0x${string}`;
+  /** The account that pays under the grant: `GET /api/payments?payer=` shows its payments to the wallet's holder. */
+  payerAccount?: `0x${string}`;
 };
 
 export type GrantSpending = { settled: bigint; reserved: bigint };
 
-export function toGrantView(grant: GrantRecord, spending: GrantSpending, now: number): GrantView {
+export function toGrantView(grant: GrantRecord, spending: GrantSpending, now: number, payerAccount?: `0x${string}`): GrantView {
   const state = grantState(grant, now);
   const left = grant.amount - spending.settled - spending.reserved;
   return {
@@ -32,5 +34,6 @@ export function toGrantView(grant: GrantRecord, spending: GrantSpending, now: nu
     state,
     createdAt: new Date(grant.createdAt).toISOString(),
     permitTransaction: grant.permitTransaction,
+    ...(payerAccount ? { payerAccount } : {}),
   };
 }

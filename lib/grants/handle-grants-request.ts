@@ -28,6 +28,8 @@ export type GrantsDependencies = {
   sessionWallet(request: Request): `0x${string}` | undefined;
   /** Counts the request against the caller's rate limit; throws 429 when over. */
   admit(request: Request): Promise<void>;
+  /** The account that pays under a wallet's grants; absent without a relayer. */
+  payerAccountOf?(wallet: `0x${string}`): `0x${string}`;
   /** Gives an ended grant's float back to its wallet (grant-payer.ts); absent without a relayer. */
   returnFloat?(grant: GrantRecord): Promise<bigint>;
   now: () => number;
@@ -159,7 +161,7 @@ async function provenWallet(request: Request, deps: GrantsDependencies): Promise
 }
 
 async function viewOf(grant: GrantRecord, deps: GrantsDependencies) {
-  return toGrantView(grant, await deps.spentInScope(grantScope(grant.id)), deps.now());
+  return toGrantView(grant, await deps.spentInScope(grantScope(grant.id)), deps.now(), deps.payerAccountOf?.(grant.walletAddress));
 }
 
 function configured(deps: GrantsDependencies): NonNullable<GrantsDependencies["grantChain"]> {

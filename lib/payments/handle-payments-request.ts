@@ -24,6 +24,8 @@ export type PaymentsDependencies = {
   now: () => number;
   /** A test's clock for the store's day window; unset, the store's own clock cuts it (agent-dependencies.ts). */
   storeClock?: () => number;
+  /** The account paying under a wallet's grants; absent without a relayer. */
+  grantAccountOf?: (wallet: `0x${string}`) => `0x${string}`;
 };
 
 export async function handlePaymentsRequest(request: Request, getDependencies: () => PaymentsDependencies): Promise<Response> {
@@ -33,7 +35,7 @@ export async function handlePaymentsRequest(request: Request, getDependencies: (
     const viewer = viewerOf(request, { env: deps.env, chainId: deps.network.chainId, now });
     const url = new URL(request.url);
     const params = parseHistoryParams(url);
-    const payer = payerFor(viewer, params.payer, deps.agentAccount?.address);
+    const payer = payerFor(viewer, params.payer, deps.agentAccount?.address, deps.grantAccountOf);
     const [page, spending] = await Promise.all([
       readHistoryPage(deps.store.journal, { payer, status: params.status, service: params.service, before: params.before, limit: params.limit }),
       // The day's window is cut on the store's clock (rows come from every instance); only a

@@ -41,14 +41,23 @@ export function viewerOf(
 
 /**
  * The wallet whose history is read: the one asked for, else the signed-in wallet, else (for the
- * operator) the agent wallet.
+ * operator) the agent wallet. A signed-in wallet may also read its grant account's history
+ * (`payerAccount` in `GET /api/grants`): its payments under grants are that account's.
  *
  * @throws AppError "forbidden:not_your_wallet" when a signed-in wallet asks for another's.
  */
-export function payerFor(viewer: HistoryViewer, requested: `0x${string}` | undefined, agentAddress: `0x${string}` | undefined): `0x${string}` {
+export function payerFor(
+  viewer: HistoryViewer,
+  requested: `0x${string}` | undefined,
+  agentAddress: `0x${string}` | undefined,
+  /** The account that pays under a wallet's grants (its payer key), which is that wallet's too. */
+  grantAccountOf?: (wallet: `0x${string}`) => `0x${string}`,
+): `0x${string}` {
   if (viewer.kind === "wallet") {
-    if (requested && getAddress(requested) !== viewer.address) throw new AppError("forbidden:not_your_wallet");
-    return viewer.address;
+    if (!requested) return viewer.address;
+    const asked = getAddress(requested);
+    if (asked !== viewer.address && asked !== grantAccountOf?.(viewer.address)) throw new AppError("forbidden:not_your_wallet");
+    return asked;
   }
   const payer = requested ?? agentAddress;
   if (!payer) throw new AppError("bad_request:query", { errors: [{ path: "payer", message: "required: this deployment has no agent wallet" }] });

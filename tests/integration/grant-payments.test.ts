@@ -136,6 +136,12 @@ describe("payments under a grant", () => {
       });
       expect(await harness.usdcBalance(wallet)).toBe(before.balance - pulled);
 
+      // The journal holds the grant's payments under its payer account, which the grant names,
+      // each with the pull (or the float) that paid it.
+      const payerAccount = harness.deps.grantAccountOf!(wallet);
+      const journal = await harness.deps.store.journal.history({ payer: payerAccount, limit: 50 });
+      expect(journal.filter((entry) => entry.status === "delivered").map((entry) => entry.resource)).toEqual(calls.map((call) => call.url).reverse());
+
       // Revoked: the float goes back, so the wallet is down by exactly what settled.
       const revoked = await handleRevokeGrant(request("DELETE", `/api/grants/${grant.id}`, undefined, auth), grant.id, () => grantsDeps);
       expect(revoked.status).toBe(200);
