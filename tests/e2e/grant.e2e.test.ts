@@ -5,8 +5,10 @@
  * is left, and after Revoke the next paid question asks for approval again. A grant revoked
  * behind the page's back is refused by the chat (403), and the page drops its token.
  */
+import { createWalletClient, erc20Abi, http, maxUint256 } from "viem";
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PERMIT2 } from "../../lib/grants/grant-permit";
 import { parseUsdc } from "../../lib/money";
 import { gotoChat, launchBrowser, openPage, screenshot, sendMessage, usdcReader, waitForIdle } from "./support/browser";
 import "./support/context";
@@ -22,7 +24,21 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  // Back to the local world's start: the demo user allows Permit2 the maximum.
+  await setPermit2Allowance(maxUint256);
 });
+
+/** What the demo user lets Permit2 move, read from the chain. */
+function permit2Allowance(): Promise<bigint> {
+  return chain.client.readContract({ address: usdc, abi: erc20Abi, functionName: "allowance", args: [userAddress, PERMIT2] });
+}
+
+/** Sets the demo user's Permit2 allowance through the node (which holds the demo user's key, as the page's demo wallet uses it). */
+async function setPermit2Allowance(amount: bigint): Promise<void> {
+  const wallet = createWalletClient({ account: userAddress, transport: http(rpcUrl) });
+  const hash = await wallet.writeContract({ chain: null, address: usdc, abi: erc20Abi, functionName: "approve", args: [PERMIT2, amount] });
+  await chain.client.waitForTransactionReceipt({ hash });
+}
 
 type Recorded = { walletMethods: string[]; chatAuthorizations: (string | undefined)[] };
 
@@ -145,6 +161,22 @@ describe("a budget grant in the page", () => {
       await page.getByTestId("chat-input").press("Enter");
       await page.getByTestId("approval-card").waitFor({ timeout: 45_000 });
       expect(recorded.chatAuthorizations.at(-1)).toBeUndefined();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("when the wallet has not approved Permit2 enough, the card has it approve exactly the grant's amount first, then sign", async () => {
+    const { page, context } = await openPage(browser);
+    const recorded = record(page);
+    try {
+      await setPermit2Allowance(0n);
+      await grantThroughCard(page);
+      // One approve transaction for exactly 0.03 USDC (never unlimited), then the one signature.
+      expect(transactions(recorded)).toBe(1);
+      expect(signatures(recorded)).toBe(1);
+      expect(await permit2Allowance()).toBe(GRANT);
+      expect((await storedGrant(page))?.status).toBe("active");
     } finally {
       await context.close();
     }
