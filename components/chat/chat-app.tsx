@@ -69,13 +69,15 @@ export function ChatApp() {
         spendingLimits: limits.limits,
         grantToken: grant?.token,
         onRefused: (problem) => {
+          // The grant ended, or its token is no longer accepted (401): stop sending it.
           if (problem.code === "forbidden:grant_ended") endGrantSession(describeGrantEnd("refused"));
+          else if (grant && problem.code === "unauthorized:bad_key") endGrantSession(describeGrantEnd("unknown"));
         },
       });
       // A refused message (rate limit, validation) comes back to the box to send again.
       if (outcome === "refused") setDraft((current) => (current === "" ? trimmed : current));
     },
-    [send, limits, payer, walletAddress, grant?.token],
+    [send, limits, payer, walletAddress, grant],
   );
 
   const onSigned = useCallback(
