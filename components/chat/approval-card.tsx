@@ -1,13 +1,12 @@
 "use client";
 
 import { useState } from "react";
-import { erc20Abi } from "viem";
-import { useConfig, useConnection, useSignTypedData, useSwitchChain, useWriteContract } from "wagmi";
-import { waitForTransactionReceipt } from "wagmi/actions";
+import { useConnection, useSignTypedData, useSwitchChain } from "wagmi";
 import { formatCountdown, shortHex } from "@/lib/client/format";
 import { useNetwork } from "@/lib/client/network-context";
 import { describePermit2Allowance, neededPermit2Allowance, parsePermit2Allowance } from "@/lib/client/permit2-allowance";
 import { useNow } from "@/lib/client/use-now";
+import { usePermit2Approve } from "@/lib/client/use-permit2-approve";
 import { isUserRejection, walletErrorMessage } from "@/lib/client/wallet-errors";
 import { formatUsdc } from "@/lib/money";
 import type { ApprovalRequest, PaymentStatus, SignInRequest } from "@/lib/stream";
@@ -48,8 +47,7 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
   const network = useNetwork();
   const connection = useConnection();
   const { signTypedDataAsync } = useSignTypedData();
-  const { writeContractAsync } = useWriteContract();
-  const config = useConfig();
+  const approvePermit2 = usePermit2Approve();
   const [permit2, setPermit2] = useState<Permit2State>({ kind: approval.permit2Approval ? "needed" : "done" });
   const permit2Needed = neededPermit2Allowance(approval);
   const [allowanceText, setAllowanceText] = useState(permit2Needed === undefined ? "" : formatUsdc(permit2Needed));
@@ -86,15 +84,8 @@ export function ApprovalCard({ approval, serviceName, decision, outcome, paidAmo
     if (!needed || !allowance?.ok) return;
     setPermit2({ kind: "sending" });
     try {
-      const hash = await writeContractAsync({
-        address: needed.token as `0x${string}`,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [needed.spender as `0x${string}`, allowance.amount],
-        chainId,
-      });
-      const receipt = await waitForTransactionReceipt(config, { hash, chainId });
-      setPermit2(receipt.status === "success" ? { kind: "done" } : { kind: "error", message: "the approve transaction failed on chain" });
+      const ok = await approvePermit2({ token: needed.token as `0x${string}`, spender: needed.spender as `0x${string}`, amount: allowance.amount, chainId });
+      setPermit2(ok ? { kind: "done" } : { kind: "error", message: "the approve transaction failed on chain" });
     } catch (error) {
       setPermit2(isUserRejection(error) ? { kind: "declined" } : { kind: "error", message: walletErrorMessage(error) });
     }

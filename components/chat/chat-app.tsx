@@ -5,6 +5,8 @@ import { useCallback, useMemo, useState, type ReactNode } from "react";
 import { useConnection } from "wagmi";
 import { formatUsdc } from "@/lib/money";
 import type { AssistantTurn } from "@/lib/client/chat-types";
+import { activeGrantFor, endGrantSession, useGrantSession } from "@/lib/client/grant-session";
+import { describeGrantEnd } from "@/lib/client/grant-terms";
 import { isSettled, serviceNameOf } from "@/lib/client/payment-view";
 import { useNetwork } from "@/lib/client/network-context";
 import { usePayerMode, useLimitsDraft, validateLimitsDraft } from "@/lib/client/preferences";
@@ -12,6 +14,7 @@ import { spentInLastDay, useReceipts } from "@/lib/client/receipts";
 import { useChat } from "@/lib/client/use-chat";
 import { useNow } from "@/lib/client/use-now";
 import type { ApprovalRequest, SignInRequest } from "@/lib/stream";
+import { GrantPanel } from "../grants/grant-panel";
 import { LimitsPanel } from "../settings/limits-panel";
 import { PayerToggle } from "../settings/payer-toggle";
 import { ReceiptsPanel } from "../settings/receipts-panel";
@@ -31,11 +34,14 @@ export function ChatApp() {
   const [draft, setDraft] = useState("");
   const [panelOpen, setPanelOpen] = useState(false);
   const minuteClock = useNow(true, 30_000);
+  const grantSession = useGrantSession();
 
   const limits = useMemo(() => validateLimitsDraft(limitsDraft), [limitsDraft]);
   const spentLastDay = formatUsdc(spentInLastDay(receipts, Math.max(minuteClock, receipts[0]?.at ?? 0)));
   const walletAddress = connection.status === "connected" ? connection.address : undefined;
   const wrongChain = walletAddress !== undefined && connection.chainId !== network.chainId;
+  // With "my wallet" and an active grant of that wallet, every message carries the grant's token.
+  const grant = payer === "wallet" ? activeGrantFor(grantSession, walletAddress) : undefined;
 
   // Bumps when a payment settles or a turn ends, so the wallet balance is read again.
   const settledCount = useMemo(
@@ -61,11 +67,17 @@ export function ChatApp() {
       const outcome = await send(trimmed, {
         walletAddress: payer === "wallet" ? walletAddress : undefined,
         spendingLimits: limits.limits,
+        grantToken: grant?.token,
+        onRefused: (problem) => {
+          // The grant ended, or its token is no longer accepted (401): stop sending it.
+          if (problem.code === "forbidden:grant_ended") endGrantSession(describeGrantEnd("refused"));
+          else if (grant && problem.code === "unauthorized:bad_key") endGrantSession(describeGrantEnd("unknown"));
+        },
       });
       // A refused message (rate limit, validation) comes back to the box to send again.
       if (outcome === "refused") setDraft((current) => (current === "" ? trimmed : current));
     },
-    [send, limits, payer, walletAddress],
+    [send, limits, payer, walletAddress, grant],
   );
 
   const onSigned = useCallback(
@@ -161,6 +173,14 @@ export function ChatApp() {
           </SidePanel>
           <SidePanel id="payer" title="Who pays">
             <PayerToggle value={payer} />
+          </SidePanel>
+          <SidePanel id="grant" title="Budget grant">
+            <GrantPanel
+              walletAddress={walletAddress}
+              blocker={wrongChain ? `Switch your wallet to ${network.label} first.` : undefined}
+              payerIsWallet={payer === "wallet"}
+              refreshKey={settledCount}
+            />
           </SidePanel>
           <SidePanel id="limits" title="Spending limits">
             <LimitsPanel draft={limitsDraft} validation={limits} spentLastDay={spentLastDay} />

@@ -65,6 +65,8 @@ export type ChatState = { turns: Turn[] };
 export type RequestProblem = {
   status: number;
   title: string;
+  /** The server's stable error code (`forbidden:grant_ended`), when its body names one. */
+  code?: string;
   detail: string;
   retryAfterSeconds: number | undefined;
   fieldErrors: { path: string; message: string }[];

@@ -1,6 +1,7 @@
 /**
- * A value kept in localStorage, validated with zod when read (the storage is user-editable),
- * shared by every component through useSyncExternalStore and kept in step across tabs.
+ * A value kept in localStorage (or, when asked, sessionStorage: this tab only, gone when it
+ * closes), validated with zod when read (the storage is user-editable), shared by every
+ * component through useSyncExternalStore and kept in step across tabs.
  */
 import { useSyncExternalStore } from "react";
 import type { z } from "zod";
@@ -11,7 +12,8 @@ export type LocalStore<T> = {
   subscribe(listener: () => void): () => void;
 };
 
-export function createLocalStore<T>(key: string, schema: z.ZodType<T>, fallback: T): LocalStore<T> {
+export function createLocalStore<T>(key: string, schema: z.ZodType<T>, fallback: T, options: { area?: "local" | "session" } = {}): LocalStore<T> {
+  const storage = () => (options.area === "session" ? window.sessionStorage : window.localStorage);
   let cached: T | undefined;
   const listeners = new Set<() => void>();
 
@@ -20,7 +22,7 @@ export function createLocalStore<T>(key: string, schema: z.ZodType<T>, fallback:
     if (typeof window === "undefined") return fallback;
     let value = fallback;
     try {
-      const raw = window.localStorage.getItem(key);
+      const raw = storage().getItem(key);
       if (raw !== null) {
         const parsed = schema.safeParse(JSON.parse(raw));
         if (parsed.success) value = parsed.data;
@@ -48,7 +50,7 @@ export function createLocalStore<T>(key: string, schema: z.ZodType<T>, fallback:
       const value = typeof next === "function" ? (next as (previous: T) => T)(read()) : next;
       cached = value;
       try {
-        window.localStorage.setItem(key, JSON.stringify(value));
+        storage().setItem(key, JSON.stringify(value));
       } catch {
         // Storage full or disabled: the value still lives for this page.
       }

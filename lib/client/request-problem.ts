@@ -10,6 +10,7 @@ export const MAX_RETRY_AFTER_SECONDS = 50;
 
 const ProblemBody = z.object({
   title: z.string().optional(),
+  code: z.string().max(100).optional(),
   detail: z.string().optional(),
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
@@ -53,6 +54,7 @@ export async function readProblem(response: Response): Promise<RequestProblem> {
   return {
     status: response.status,
     title: body.title ?? (response.statusText || "Request failed"),
+    ...(body.code ? { code: body.code } : {}),
     detail: body.detail ?? fallback,
     retryAfterSeconds: parseRetryAfter(response.headers.get("Retry-After")),
     fieldErrors: body.errors ?? [],

@@ -23,6 +23,10 @@ export type SendOptions = {
   /** Set for "my wallet": the connected address that will sign. */
   walletAddress?: `0x${string}` | undefined;
   spendingLimits?: SpendingLimitsInput | undefined;
+  /** The token of the wallet's active grant: payments go through under it, with no approval. */
+  grantToken?: string | undefined;
+  /** Told when the server refused the message before its stream (e.g. 403 `forbidden:grant_ended`). */
+  onRefused?: ((problem: RequestProblem) => void) | undefined;
 };
 
 export type RunOutcome = "completed" | "refused" | "stopped" | "failed" | "busy";
@@ -92,7 +96,7 @@ export function useChat() {
   }, [state.turns]);
 
   const run = useCallback(
-    async (turnId: string, body: ChatRequestInput, headers: Record<string, string>): Promise<RunOutcome> => {
+    async (turnId: string, body: ChatRequestInput, headers: Record<string, string>, onRefused?: (problem: RequestProblem) => void): Promise<RunOutcome> => {
       const controller = new AbortController();
       controllerRef.current = controller;
       activeTurnRef.current = turnId;
@@ -115,6 +119,7 @@ export function useChat() {
           if (problem.status === 429) startCooldown(problem.retryAfterSeconds ?? DEFAULT_COOLDOWN_SECONDS);
           else if (problem.status === 503 && problem.retryAfterSeconds) startCooldown(problem.retryAfterSeconds);
           dispatch({ type: "problem", turnId, problem, now: Date.now() });
+          onRefused?.(problem);
           return "refused";
         }
         const lowered = describeAppliedLimits(response.headers.get("x-spending-limits"));
@@ -162,7 +167,8 @@ export function useChat() {
         payer: options.walletAddress ?? "agent",
         now: Date.now(),
       });
-      return run(assistantId, body, {});
+      // The grant's token proves the wallet the body names; it is sent, never shown or logged.
+      return run(assistantId, body, options.grantToken ? { Authorization: `Bearer ${options.grantToken}` } : {}, options.onRefused);
     },
     [run],
   );
