@@ -231,6 +231,20 @@ describe("payments under a grant", () => {
     expect(agentPays).toMatchObject({ status: "paid" });
     expect(await harness.usdcBalance(agent)).toBe(before.agent - priceOf("weather"));
   });
+  // Last in this file: it moves the chain's clock an hour ahead of this process's.
+  it("an allowance the chain sees expired is refused and said in words, whatever the app's clock says; nothing moves", { timeout: 120_000 }, async () => {
+    const grant = await grantOf(priceOf("weather") * 2n);
+    const wallet = user().address;
+    await chain().request({ method: "evm_increaseTime" as never, params: [3_700] as never });
+    await chain().request({ method: "evm_mine" as never, params: [] as never });
+    const balance = await harness.usdcBalance(wallet);
+
+    const result = await ask(`${service("weather").url}?city=Bern`, { authorization: `Bearer ${grant.token}` });
+    const failed = result.payments.find((payment) => payment.status === "failed");
+    expect(failed?.message).toMatch(/Permit2 refused to move 0\.01 USDC from your wallet: the allowance you signed has expired; nothing was signed/);
+    expect(statuses(result)).not.toContain("verifying");
+    expect(await harness.usdcBalance(wallet)).toBe(balance);
+  });
 });
 
 async function mcpBuy(url: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
