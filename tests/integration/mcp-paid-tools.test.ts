@@ -13,8 +13,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBaseModel } from "../../lib/agent/model/create-chat-model";
+import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
+import { handleCreateGrant, handlePrepareGrant } from "../../lib/grants/handle-grants-request";
 import type { PaymentEvent } from "../../lib/stream";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
 import { lastToolResult, startFakeOpenAiServer, type ChatCompletionMessage, type FakeOpenAiServer, type ScriptedReply } from "../support/fake-openai-server";
@@ -89,9 +92,9 @@ const paymentsOf = (payments: PaymentEvent[]) => payments.filter((payment) => !p
 
 const transfers = (txHash: Hex) => usdcTransfers(harness.devnet, txHash);
 
-function ask(tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+function ask(tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   mcpRequests.length = 0;
-  return askForMcpTool(harness, fake, tool, args, extra);
+  return askForMcpTool(harness, fake, tool, args, extra, headers);
 }
 
 describe("the local world's MCP server", () => {
@@ -180,6 +183,28 @@ describe("the agent buys paid MCP tools", () => {
       txHash: confirmed?.txHash,
       result: { data: { translation: "bonjour monde" } },
     });
+    expect(result.text).toContain("bonjour monde");
+  });
+
+  it("pays a paid MCP tool under a grant: from the user's wallet, with no approval", async () => {
+    const user = privateKeyToAccount(harness.devnet.accounts.user.privateKey as Hex);
+    const grantsDeps = grantsDependenciesOf(harness.deps);
+    const post = (path: string, body: unknown) =>
+      new Request(`http://127.0.0.1${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const prepared = await handlePrepareGrant(post("/api/grants/prepare", { walletAddress: user.address, amount: "0.02" }), () => grantsDeps);
+    const { typedData } = (await prepared.json()) as { typedData: Record<string, unknown> };
+    const created = await handleCreateGrant(post("/api/grants", { typedData, signature: await user.signTypedData(typedData as never) }), () => grantsDeps);
+    const { token } = (await created.json()) as { token: string };
+    const [agentBefore, merchantBefore] = await balances();
+    const userBefore = await harness.usdcBalance(user.address);
+
+    const result = await ask("translate", { text: "hello world", target: "fr" }, { walletAddress: user.address }, { authorization: `Bearer ${token}` });
+    const payments = paymentsOf(result.payments);
+    expect([...new Set(payments.map((payment) => payment.status))]).toEqual(["quoted", "signing", "verifying", "confirmed", "delivered"]);
+    expect(result.finish?.grant).toMatchObject({ remaining: "0" });
+    const price = BigInt(toolOf("translate").amount ?? "");
+    expect(await harness.usdcBalance(user.address)).toBe(userBefore - price);
+    expect(await balances()).toEqual([agentBefore, merchantBefore + price]);
     expect(result.text).toContain("bonjour monde");
   });
 

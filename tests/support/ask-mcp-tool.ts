@@ -14,9 +14,10 @@ export async function askForMcpTool(
   tool: string,
   args: Record<string, unknown>,
   extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<ChatResult> {
   fake.requests.length = 0;
-  const result = await harness.chat({ messages: [{ role: "user", content: `mcp ${tool} ${JSON.stringify(args)}` }], ...extra });
+  const result = await harness.chat({ messages: [{ role: "user", content: `mcp ${tool} ${JSON.stringify(args)}` }], ...extra }, { headers });
   expect(result.response.status).toBe(200);
   expect(findSequenceViolations(result.events)).toEqual([]);
   expect(fake.problems).toEqual([]);
