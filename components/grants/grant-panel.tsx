@@ -1,8 +1,18 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { activeGrantFor, useGrantSession } from "@/lib/client/grant-session";
-import { GrantForm } from "./grant-form";
-import { GrantStatus } from "./grant-status";
+
+// Loaded when the panel shows them, not with the page: the form's signing, approval and
+// typed-data checks are more script than every other part of the side panel together.
+const GrantForm = dynamic(() => import("./grant-form").then((module) => module.GrantForm), {
+  ssr: false,
+  loading: () => <p className="small muted">…</p>,
+});
+const GrantStatus = dynamic(() => import("./grant-status").then((module) => module.GrantStatus), {
+  ssr: false,
+  loading: () => <p className="small muted">…</p>,
+});
 
 export type GrantPanelProps = {
   walletAddress: `0x${string}` | undefined;
