@@ -18,24 +18,14 @@ import { localAccount } from "../../lib/crypto/secp256k1";
 import { handleCreateGrant, handlePrepareGrant } from "../../lib/grants/handle-grants-request";
 import { StreamWriter } from "../../lib/stream";
 import { startChatHarness } from "../../tests/support/chat-harness";
-import { median, ms } from "./stats";
+import { spread, wholeNumberFlag } from "./small-bench";
+import { ms } from "./stats";
 
 type Sample = { ms: number; transactions: number; gas: bigint };
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} takes a whole number`);
-  return value;
-}
-
-function spread(values: readonly number[], format: (value: number) => string): string {
-  return `median ${format(median(values))}, min ${format(Math.min(...values))}, max ${format(Math.max(...values))}`;
-}
-
 async function main(): Promise<void> {
-  const runs = Math.max(5, argument("runs", 9));
-  const warmup = argument("warmup", 1);
+  const runs = Math.max(5, wholeNumberFlag("runs", 9));
+  const warmup = wholeNumberFlag("warmup", 1);
   const harness = await startChatHarness({ devnet: { settleTimeoutMs: 10_000 } });
   try {
     const { devnet, deps } = harness;
