@@ -12,7 +12,8 @@
 import { createPublicClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
-import { runPurchase, type Payer, type PurchaseDependencies } from "../../lib/agent/purchase/run-purchase";
+import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
+import { runPurchase, type Payer } from "../../lib/agent/purchase/run-purchase";
 import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
 import { localAccount } from "../../lib/crypto/secp256k1";
 import { handleCreateGrant, handlePrepareGrant } from "../../lib/grants/handle-grants-request";
@@ -60,15 +61,8 @@ async function main(): Promise<void> {
       { name: "agent wallet", payer: { kind: "agent", account: localAccount(devnet.accounts.agent.privateKey as Hex) } },
       { name: "under a grant", payer: { kind: "agent", account: granted.account, funding } },
     ];
-    const purchaseDeps: PurchaseDependencies = {
-      network: deps.network,
-      fetch: deps.fetch,
-      chain: deps.chain,
-      ledger: deps.store.ledger,
-      quoteSecret: deps.quoteSecret,
-      now: deps.now,
-      agentAuthorizationTtlSeconds: deps.settings.agentAuthorizationTtlSeconds,
-    };
+    // As the chat route wires the purchase (both sides alike).
+    const purchaseDeps = purchaseDependenciesOf(deps);
     let sequence = 0;
     const buy = async (side: (typeof sides)[number]): Promise<Sample> => {
       const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
