@@ -9,8 +9,8 @@
 import type { FloatReturn } from "./grant-float";
 import type { GrantRecord, GrantStore } from "./grants";
 
-/** Grants looked at per run: each return is a transaction waited for, and a run must end well within the cron's time. */
-export const GRANT_SWEEPS_PER_RUN = 20;
+/** Grants looked at per run: each return waits for its receipt (a few seconds on Base), and a run ends well within the cron route's 50 s. */
+export const GRANT_SWEEPS_PER_RUN = 10;
 
 export type GrantSweepDependencies = {
   grants: Pick<GrantStore, "endedUnswept">;
