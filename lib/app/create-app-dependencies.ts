@@ -8,7 +8,8 @@ import "server-only";
 import { createBaseModel, type BaseModel } from "../agent/model/create-chat-model";
 import { startReconcilerTimer } from "../agent/purchase/reconciler-timer";
 import { localAccount } from "../crypto/secp256k1";
-import { reconcileDependenciesOf, type AppDependencies } from "../doors/app-dependencies";
+import type { AppDependencies } from "../doors/app-dependencies";
+import { reconcileOnce } from "../doors/reconcile-once";
 import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
 import { withEvidence } from "../evidence/evidence-discovery";
@@ -143,10 +144,13 @@ export function getAppDependencies(): AppDependencies {
   return deps;
 }
 
-/** Runs the reconciler on a timer, except on Vercel (its cron route does) or when turned off. */
+/**
+ * Runs the reconciler (payments left undecided, then the float of ended grants) on a timer,
+ * except on Vercel (its cron route does) or when turned off.
+ */
 export function startReconcilerFor(deps: AppDependencies): void {
   if (!deps.env.VERCEL && deps.env.RECONCILE_INTERVAL_SECONDS > 0) {
-    startReconcilerTimer(() => reconcileDependenciesOf(deps), deps.env.RECONCILE_INTERVAL_SECONDS * 1000);
+    startReconcilerTimer(() => reconcileOnce(deps), deps.env.RECONCILE_INTERVAL_SECONDS * 1000);
   }
 }
 

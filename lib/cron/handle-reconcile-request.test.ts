@@ -52,7 +52,33 @@ describe("GET /api/cron/reconcile", () => {
     const response = await handleReconcileRequest(get({ authorization: `Bearer ${SECRET}` }), () => deps);
     expect(response.status).toBe(200);
     // The offline chain cannot be read, so the payment stays pending: nothing is released blindly.
-    expect(await response.json()).toEqual({ checked: 1, settled: 0, released: 0, stillPending: 1, inFlight: 0, failed: 0 });
+    // No relayer here, so no grant pays and none has float to sweep (tests/integration/grant-sweep.test.ts sweeps).
+    expect(await response.json()).toEqual({
+      checked: 1,
+      settled: 0,
+      released: 0,
+      stillPending: 1,
+      inFlight: 0,
+      failed: 0,
+      grants: { checked: 0, swept: 0, floatReturned: "0", failed: 0 },
+    });
     expect(await deps.store.journal.unsettled(10)).toHaveLength(1);
+  });
+
+  it("sweeps ended grants in the same run, and reports a sweep the chain could not do without failing the run", async () => {
+    const deps = dependencies({ CRON_SECRET: SECRET, GRANT_RELAYER_PRIVATE_KEY: `0x${"42".repeat(32)}` });
+    const made = await deps.store.grants.create({
+      walletAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+      amount: 50_000n,
+      expiresAt: Date.now() - 1_000,
+      nonce: 0n,
+      permitTransaction: `0x${"ab".repeat(32)}`,
+    });
+    expect(made).not.toBe("duplicate");
+    const response = await handleReconcileRequest(get({ authorization: `Bearer ${SECRET}` }), () => deps);
+    expect(response.status).toBe(200);
+    // The offline chain cannot be read: the grant stays unswept for the next run.
+    expect(((await response.json()) as { grants: unknown }).grants).toEqual({ checked: 1, swept: 0, floatReturned: "0", failed: 1 });
+    expect(await deps.store.grants.endedUnswept(10)).toHaveLength(1);
   });
 });

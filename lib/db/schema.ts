@@ -99,6 +99,10 @@ export type GrantsTable = {
   created_at: Millis;
   revoked_at: Millis | null;
   replaced_by: string | null;
+  float_claimed_until: Millis;
+  float_claimed_by: string | null;
+  float_returned: Numeric;
+  swept_at: Millis | null;
 };
 
 /** Evidence about a listing (migration 0012, lib/evidence): the last probe's verdict and the probe claim. */

@@ -76,6 +76,38 @@ export class DatabaseGrantStore implements GrantStore {
     if (!secretMatches(parsed.secret, row?.secret_hash) || !row) return { ok: false, reason: "unknown" };
     return { ok: true, grant: toRecord(row) };
   }
+
+  async endedUnswept(limit: number, now?: number): Promise<GrantRecord[]> {
+    const at = now === undefined ? sql<number>`db_now_ms()` : sql<number>`${now}::bigint`;
+    const { rows } = await sql<Selectable<GrantsTable>>`
+      SELECT * FROM grants
+      WHERE swept_at IS NULL AND replaced_by IS NULL AND (revoked_at IS NOT NULL OR expires_at <= ${at})
+        AND float_claimed_until <= db_now_ms()
+      ORDER BY expires_at, id
+      LIMIT ${limit}`.execute(this.db);
+    return rows.map(toRecord);
+  }
+
+  async claimFloat(id: string, holdMs: number, holder: string): Promise<boolean> {
+    // One conditional UPDATE: the row's lock makes two instances' claims take turns, and the
+    // second sees the first's claim and updates nothing.
+    const { rows } = await sql<{ id: string }>`
+      UPDATE grants SET float_claimed_until = db_now_ms() + ${holdMs}, float_claimed_by = ${holder}
+      WHERE id = ${id} AND swept_at IS NULL AND float_claimed_until <= db_now_ms()
+      RETURNING id`.execute(this.db);
+    return rows.length === 1;
+  }
+
+  async releaseFloat(id: string, holder: string, outcome: { returned: bigint; swept: boolean }): Promise<void> {
+    const mine = sql<boolean>`float_claimed_by = ${holder}`;
+    await sql`
+      UPDATE grants SET
+        float_returned = float_returned + ${outcome.returned.toString()}::numeric,
+        swept_at = CASE WHEN ${mine} AND ${outcome.swept}::boolean THEN coalesce(swept_at, db_now_ms()) ELSE swept_at END,
+        float_claimed_until = CASE WHEN ${mine} THEN 0 ELSE float_claimed_until END,
+        float_claimed_by = CASE WHEN ${mine} THEN NULL ELSE float_claimed_by END
+      WHERE id = ${id}`.execute(this.db);
+  }
 }
 
 // Numeric and bigint columns arrive as strings from Postgres and may be numbers or bigints
@@ -91,5 +123,7 @@ function toRecord(row: Selectable<GrantsTable>): GrantRecord {
     createdAt: Number(row.created_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
     replacedBy: row.replaced_by,
+    floatReturned: BigInt(row.float_returned),
+    sweptAt: row.swept_at === null ? null : Number(row.swept_at),
   };
 }

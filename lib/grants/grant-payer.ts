@@ -12,6 +12,7 @@ import "server-only";
 import type { Hex, LocalAccount } from "viem";
 import { localAccount } from "../crypto/secp256k1";
 import { formatUsdc } from "../money";
+import { idleFloat, returnEndedFloat, type FloatReturn } from "./grant-float";
 import type { GrantFunds, MoveOutcome } from "./grant-funds";
 import { grantScope, grantState, type GrantRecord, type GrantStore } from "./grants";
 import { payerKeyOf } from "./payer-key";
@@ -30,23 +31,29 @@ export type GrantFunding = {
   /** Lets Permit2 move the payer key's USDC (a metered payment is a Permit2 permit), once per payer key. */
   approvePermit2(): Promise<{ ok: true } | { ok: false; message: string }>;
   /**
-   * Once the grant has ended (revoked, replaced, expired) and no payment of the payer key is in
-   * flight, returns what it holds (an `upto` remainder, a pull whose payment failed) to the
-   * owner; the amount returned, 0 when nothing was. While the grant is active its float pays
-   * the next payment instead: what the ledger counts as spent from the grant is what settled,
-   * and float plus the allowance left on chain always covers the rest.
+   * Once the grant has ended (revoked, expired; not replaced, whose float is the newer grant's)
+   * and no payment of the payer key is in flight, returns what it holds (an `upto` remainder, a
+   * pull whose payment failed) to the owner (grant-float.ts); the amount returned, 0 when
+   * nothing was. While the grant is active its float pays the next payment instead: what the
+   * ledger counts as spent from the grant is what settled, and float plus the allowance left on
+   * chain always covers the rest.
    */
   returnIdleFloat(): Promise<bigint>;
   /** What the journal and the stream call the source of the money. */
   source: string;
 };
 
-export type GrantPayer = { account: LocalAccount; funding: GrantFunding };
+export type GrantPayer = {
+  account: LocalAccount;
+  funding: GrantFunding;
+  /** `funding.returnIdleFloat` with its whole outcome (grant-float.ts): the reconciler's sweep reads it. */
+  returnFloat(): Promise<FloatReturn>;
+};
 
 export type GrantPayerOptions = {
   relayerPrivateKey: Hex;
   chainId: number;
-  grants: Pick<GrantStore, "get">;
+  grants: Pick<GrantStore, "get" | "claimFloat" | "releaseFloat">;
   funds: Pick<GrantFunds, "pull" | "balanceOf" | "approvePermit2" | "sweep">;
   /** What the ledger holds reserved for a payer now (its payments in flight), on every instance. */
   reservedFor(payer: `0x${string}`): Promise<bigint>;
@@ -58,8 +65,10 @@ export function createGrantPayers(options: GrantPayerOptions): (grant: GrantReco
     const payerKey = payerKeyOf(options.relayerPrivateKey, options.chainId, grant.walletAddress);
     const account = localAccount(payerKey);
     const label = `your grant of ${formatUsdc(grant.amount)} USDC`;
+    const returnFloat = () => returnEndedFloat(options, grant, { key: payerKey, address: account.address });
     return {
       account,
+      returnFloat,
       funding: {
         owner: grant.walletAddress,
         budget: { id: grant.id, key: grantScope(grant.id), limit: grant.amount, label },
@@ -69,7 +78,8 @@ export function createGrantPayers(options: GrantPayerOptions): (grant: GrantReco
           const state = current ? grantState(current, options.now()) : "revoked";
           if (state !== "active") return { ok: false, message: `The grant is ${state}, so nothing more is paid from it` };
           try {
-            const need = amount - (await idleFloat(options, account.address, amount));
+            const float = await idleFloat(options, account.address, amount);
+            const need = amount - (float === "in-flight" ? 0n : float);
             if (need <= 0n) return { ok: true, pulled: 0n };
             const moved = await options.funds.pull(grant.walletAddress, account.address, need);
             return moved.ok ? { ok: true, pulled: need, transaction: moved.transaction } : { ok: false, message: refusalWords(moved, need) };
@@ -80,12 +90,8 @@ export function createGrantPayers(options: GrantPayerOptions): (grant: GrantReco
           }
         },
         async returnIdleFloat() {
-          const current = await options.grants.get(grant.id);
-          if (current && grantState(current, options.now()) === "active") return 0n;
-          const float = await idleFloat(options, account.address, 0n);
-          if (float === 0n) return 0n;
-          const swept = await options.funds.sweep(payerKey, grant.walletAddress, float);
-          return swept.ok ? float : 0n;
+          const outcome = await returnFloat();
+          return outcome.state === "returned" ? outcome.returned : 0n;
         },
         async approvePermit2() {
           try {
@@ -98,21 +104,6 @@ export function createGrantPayers(options: GrantPayerOptions): (grant: GrantReco
       },
     };
   };
-}
-
-/**
- * The float a payment may use: what an earlier payment left on the payer key (an `upto`
- * remainder, or a pull whose payment then failed), the user's money still. Used only when no
- * other payment of this payer is in flight, asked before and after the balance: a payment
- * reserves before it pulls and settles before it commits, so an unchanged "none in flight" on
- * both sides means the balance holds no money another payment is about to spend.
- */
-async function idleFloat(options: GrantPayerOptions, payer: `0x${string}`, ownAmount: bigint): Promise<bigint> {
-  const before = (await options.reservedFor(payer)) - ownAmount;
-  if (before > 0n) return 0n;
-  const balance = await options.funds.balanceOf(payer);
-  const after = (await options.reservedFor(payer)) - ownAmount;
-  return after > 0n ? 0n : balance;
 }
 
 function refusalWords(moved: Extract<MoveOutcome, { ok: false }>, amount: bigint): string {

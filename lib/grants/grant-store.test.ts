@@ -42,6 +42,8 @@ function describeGrantStoreContract(name: string, open: () => Promise<GrantStore
         createdAt: T0,
         revokedAt: null,
         replacedBy: null,
+        floatReturned: 0n,
+        sweptAt: null,
       });
       expect(created.token).toMatch(/^x402g_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
       expect(await store.check(created.token)).toEqual({ ok: true, grant: created.grant });
@@ -81,6 +83,65 @@ function describeGrantStoreContract(name: string, open: () => Promise<GrantStore
       const revoked = await store.get(created.grant.id);
       expect(revoked?.revokedAt).toBe(T0 + 5);
       expect(grantState(revoked!, T0 + 10)).toBe("revoked");
+    });
+
+    it("selects for the sweep each wallet's newest grant that ended and is not swept, earliest expiry first, up to the limit", async () => {
+      const store = await open();
+      const created = async (wallet: `0x${string}`, nonce: bigint, now: number) => {
+        const made = await store.create(grantOf(wallet, nonce, now));
+        if (made === "duplicate") throw new Error("unexpected duplicate");
+        return made.grant;
+      };
+      const replaced = await created(ALICE, 20n, T0);
+      const alices = await created(ALICE, 21n, T0 + 10); // expires at T0 + HOUR + 10
+      const bobs = await created(BOB, 20n, T0); // expires at T0 + HOUR
+      const ids = async (now: number, limit = 10) => (await store.endedUnswept(limit, now)).map((grant) => grant.id);
+
+      // Active: nothing. Expired: both newest grants, never the replaced one.
+      expect(await ids(T0 + HOUR - 1)).toEqual([]);
+      expect(await ids(T0 + HOUR)).toEqual([bobs.id]);
+      expect(await ids(T0 + HOUR + 10)).toEqual([bobs.id, alices.id]);
+      expect(await ids(T0 + HOUR + 10, 1)).toEqual([bobs.id]);
+      expect(replaced.id).not.toBe(alices.id);
+      // A revoked grant has ended whatever its expiry.
+      expect(await store.revoke(alices.id, ALICE, T0 + 20)).toBe("revoked");
+      expect(await ids(T0 + 30)).toEqual([alices.id]);
+
+      // Claimed: not selected while the claim holds; swept: never again.
+      expect(await store.claimFloat(alices.id, HOUR, "one")).toBe(true);
+      expect(await ids(T0 + HOUR + 10)).toEqual([bobs.id]);
+      await store.releaseFloat(alices.id, "one", { returned: 7n, swept: false });
+      expect(await ids(T0 + HOUR + 10)).toEqual([bobs.id, alices.id]);
+      expect(await store.claimFloat(alices.id, HOUR, "two")).toBe(true);
+      await store.releaseFloat(alices.id, "two", { returned: 5n, swept: true });
+      expect(await ids(T0 + HOUR + 10)).toEqual([bobs.id]);
+      expect(await store.get(alices.id)).toMatchObject({ floatReturned: 12n, sweptAt: expect.any(Number) });
+      expect(await store.claimFloat(alices.id, HOUR, "three")).toBe(false);
+    });
+
+    it("without a time passed, the store's own clock (the database's) says what has ended", async () => {
+      const store = await open();
+      const past = await store.create(grantOf(ALICE, 40n, Date.now() - 2 * HOUR));
+      const live = await store.create(grantOf(BOB, 40n, Date.now()));
+      if (past === "duplicate" || live === "duplicate") throw new Error("unexpected duplicate");
+      expect((await store.endedUnswept(10)).map((grant) => grant.id)).toEqual([past.grant.id]);
+    });
+
+    it("gives the float claim to one caller at a time; a stranger's release neither frees nor sweeps it", async () => {
+      const store = await open();
+      const made = await store.create(grantOf(BOB, 30n));
+      if (made === "duplicate") throw new Error("unexpected duplicate");
+      const id = made.grant.id;
+      const claims = await Promise.all(["a", "b", "c"].map((holder) => store.claimFloat(id, HOUR, holder)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const holder = ["a", "b", "c"][claims.indexOf(true)]!;
+      await store.releaseFloat(id, "someone-else", { returned: 3n, swept: true });
+      expect(await store.get(id)).toMatchObject({ floatReturned: 3n, sweptAt: null });
+      expect(await store.claimFloat(id, HOUR, "d")).toBe(false);
+      await store.releaseFloat(id, holder, { returned: 0n, swept: false });
+      // A claim that lapsed (a holder that died) can be taken again.
+      expect(await store.claimFloat(id, 0, "e")).toBe(true);
+      expect(await store.claimFloat(id, HOUR, "f")).toBe(true);
     });
   });
 }

@@ -17,6 +17,10 @@ export type GrantView = {
   permitTransaction: `0x${string}`;
   /** The account that pays under the grant: `GET /api/payments?payer=` shows its payments to the wallet's holder. */
   payerAccount?: `0x${string}`;
+  /** What went back to the wallet from the payer account after the grant ended (revoke, end of a turn, the reconciler's sweep). */
+  floatReturned?: string;
+  /** When the reconciler found the ended grant's payer account idle and empty: nothing more comes back. */
+  sweptAt?: string;
 };
 
 export type GrantSpending = { settled: bigint; reserved: bigint };
@@ -35,5 +39,7 @@ export function toGrantView(grant: GrantRecord, spending: GrantSpending, now: nu
     createdAt: new Date(grant.createdAt).toISOString(),
     permitTransaction: grant.permitTransaction,
     ...(payerAccount ? { payerAccount } : {}),
+    ...(grant.floatReturned > 0n ? { floatReturned: formatUsdc(grant.floatReturned) } : {}),
+    ...(grant.sweptAt === null ? {} : { sweptAt: new Date(grant.sweptAt).toISOString() }),
   };
 }

@@ -25,6 +25,10 @@ export type GrantRecord = {
    * so a new permit replaces the old amount and expiry on chain, and the old grant ends.
    */
   replacedBy: string | null;
+  /** What went back to the wallet from the payer account once the grant ended (grant-float.ts). */
+  floatReturned: bigint;
+  /** When the grant was found ended with nothing in flight and nothing left on its payer account. */
+  sweptAt: number | null;
 };
 
 export type GrantState = "active" | "revoked" | "replaced" | "expired";
@@ -47,6 +51,24 @@ export interface GrantStore {
   revoke(id: string, walletAddress: `0x${string}`, now?: number): Promise<"revoked" | "already-revoked" | "not-found">;
   /** The grant a token names, if the token is its own (constant time, like API keys). */
   check(token: string): Promise<GrantCheck>;
+  /**
+   * Grants whose float the reconciler should return: each wallet's newest grant (a replaced
+   * grant's float is its successor's), ended at `now` (revoked, or expired by the database's
+   * clock unless a test passes one), not yet swept and not claimed now; at most `limit`, the
+   * earliest expiry first.
+   */
+  endedUnswept(limit: number, now?: number): Promise<GrantRecord[]>;
+  /**
+   * Claims returning the grant's float for `holdMs` (the store's clock) under `holder`: true for
+   * one caller at a time, on every instance; false while another holds it or once it is swept.
+   */
+  claimFloat(id: string, holdMs: number, holder: string): Promise<boolean>;
+  /**
+   * Ends `holder`'s claim: adds `returned` to what went back, and marks the grant swept when
+   * its payer account was found empty with nothing in flight. A claim that lapsed and was taken
+   * by another holder stays theirs; the amount is added either way.
+   */
+  releaseFloat(id: string, holder: string, outcome: { returned: bigint; swept: boolean }): Promise<void>;
 }
 
 /** A grant token's prefix: told apart from an API key (`x402k_`) before either is looked up. */
@@ -69,6 +91,15 @@ export function grantState(grant: GrantRecord, now: number): GrantState {
   if (grant.revokedAt !== null) return "revoked";
   if (grant.replacedBy !== null) return "replaced";
   return now >= grant.expiresAt ? "expired" : "active";
+}
+
+/**
+ * Whether the grant's float goes back to its wallet now: it ended (revoked, expired) and was not
+ * replaced. While a grant is active its float pays the next payment; once a newer grant of the
+ * wallet replaced it, the float (on the same payer account) is the newer grant's.
+ */
+export function floatReturnable(grant: GrantRecord, now: number): boolean {
+  return grant.replacedBy === null && grantState(grant, now) !== "active";
 }
 
 export function newestFirst(left: GrantRecord, right: GrantRecord): number {

@@ -140,7 +140,8 @@ export async function handleRevokeGrant(request: Request, id: string, getDepende
     if (!grant) throw new AppError("not_found");
     // What the payer key held for this wallet (an upto remainder, a failed payment's pull) goes back now.
     const returned = (await deps.returnFloat?.(grant).catch(() => 0n)) ?? 0n;
-    return Response.json({ grant: await viewOf(grant, deps), floatReturned: formatUsdc(returned) }, { headers: { "Cache-Control": "no-store" } });
+    const after = (await deps.grants.get(id)) ?? grant;
+    return Response.json({ grant: await viewOf(after, deps), floatReturned: formatUsdc(returned) }, { headers: { "Cache-Control": "no-store" } });
   } catch (error) {
     return problemResponse(error);
   }

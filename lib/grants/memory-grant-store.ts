@@ -5,9 +5,9 @@
 import { getAddress } from "viem";
 import { hashSecret, secretMatches } from "../auth/secret-token";
 import { resolveNow } from "../clock";
-import { grantTokens, newestFirst, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
+import { floatReturnable, grantTokens, newestFirst, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
 
-type StoredGrant = { grant: GrantRecord; secretHash: string };
+type StoredGrant = { grant: GrantRecord; secretHash: string; claim?: { holder: string; until: number } };
 
 export class MemoryGrantStore implements GrantStore {
   private readonly grants = new Map<string, StoredGrant>();
@@ -27,6 +27,8 @@ export class MemoryGrantStore implements GrantStore {
       createdAt: resolveNow(input.now),
       revokedAt: null,
       replacedBy: null,
+      floatReturned: 0n,
+      sweptAt: null,
     };
     for (const stored of mine) stored.grant.replacedBy ??= id;
     this.grants.set(id, { grant, secretHash: hashSecret(secret) });
@@ -60,5 +62,32 @@ export class MemoryGrantStore implements GrantStore {
     const stored = this.grants.get(parsed.id);
     if (!secretMatches(parsed.secret, stored?.secretHash) || !stored) return { ok: false, reason: "unknown" };
     return { ok: true, grant: { ...stored.grant } };
+  }
+
+  async endedUnswept(limit: number, now?: number): Promise<GrantRecord[]> {
+    const at = resolveNow(now);
+    const clock = Date.now();
+    return [...this.grants.values()]
+      .filter((stored) => stored.grant.sweptAt === null && floatReturnable(stored.grant, at) && (stored.claim?.until ?? 0) <= clock)
+      .map((stored) => ({ ...stored.grant }))
+      .sort((left, right) => left.expiresAt - right.expiresAt || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0))
+      .slice(0, limit);
+  }
+
+  async claimFloat(id: string, holdMs: number, holder: string): Promise<boolean> {
+    const stored = this.grants.get(id);
+    const clock = Date.now();
+    if (!stored || stored.grant.sweptAt !== null || (stored.claim?.until ?? 0) > clock) return false;
+    stored.claim = { holder, until: clock + holdMs };
+    return true;
+  }
+
+  async releaseFloat(id: string, holder: string, outcome: { returned: bigint; swept: boolean }): Promise<void> {
+    const stored = this.grants.get(id);
+    if (!stored) return;
+    stored.grant.floatReturned += outcome.returned;
+    if (stored.claim?.holder !== holder) return;
+    stored.claim = undefined;
+    if (outcome.swept) stored.grant.sweptAt ??= Date.now();
   }
 }

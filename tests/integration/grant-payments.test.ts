@@ -14,9 +14,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
 import { PERMIT2 } from "../../lib/grants/grant-permit";
-import { handleCreateGrant, handlePrepareGrant, handleRevokeGrant, type GrantsDependencies } from "../../lib/grants/handle-grants-request";
+import { handleRevokeGrant, type GrantsDependencies } from "../../lib/grants/handle-grants-request";
 import { handleMcpRequest } from "../../lib/mcp/handle-mcp-request";
 import { startChatHarness, type ChatHarness, type ChatResult } from "../support/chat-harness";
+import { grantRequest, signGrant } from "../support/grant-signing";
 
 const allowanceAbi = parseAbi([
   "function allowance(address owner, address token, address spender) view returns (uint160 amount, uint48 expiration, uint48 nonce)",
@@ -49,29 +50,10 @@ const allowance = async (owner: `0x${string}`) =>
     })
   )[0];
 
-function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Request {
-  return new Request(`http://127.0.0.1${path}`, {
-    method,
-    headers: { "content-type": "application/json", ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+const request = grantRequest;
 
 /** One signature: the grant's typed data, signed by the user's key as a wallet would, and submitted. */
-async function grantOf(amount: bigint): Promise<{ id: string; token: string }> {
-  const walletAddress = user().address;
-  const prepared = await handlePrepareGrant(
-    request("POST", "/api/grants/prepare", { walletAddress, amount: String(Number(amount) / 1e6), expiresInSeconds: 3600 }),
-    () => grantsDeps,
-  );
-  expect(prepared.status).toBe(200);
-  const { typedData } = (await prepared.json()) as { typedData: Record<string, unknown> };
-  const signature = await user().signTypedData(typedData as never);
-  const created = await handleCreateGrant(request("POST", "/api/grants", { typedData, signature }), () => grantsDeps);
-  expect(created.status).toBe(201);
-  const body = (await created.json()) as { grant: { id: string }; token: string };
-  return { id: body.grant.id, token: body.token };
-}
+const grantOf = (amount: bigint) => signGrant(grantsDeps, user(), amount);
 
 const LIMITS = { perPayment: "1", perRequest: "1", daily: "5" };
 function ask(url: string, headers: Record<string, string>, walletAddress: `0x${string}` = user().address): Promise<ChatResult> {

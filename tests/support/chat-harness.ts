@@ -48,6 +48,8 @@ export type ChatHarnessOptions = {
   env?: Record<string, string>;
   store?: Store;
   baseModel?: BaseModel;
+  /** The app's clock (and the store's, as a test's clock is): a test moves it to see a grant expire. */
+  now?: () => number;
   /**
    * Changes to the network the app sees, decided once the local world runs (e.g. another
    * discovery server); hosts in `outboundAllowlist` are added to the local world's.
@@ -69,6 +71,7 @@ export async function startChatHarness(options: ChatHarnessOptions = {}): Promis
       network: { ...local, ...changes, outboundAllowlist: [...local.outboundAllowlist, ...(changes.outboundAllowlist ?? [])] },
       store: options.store ?? createMemoryStore(),
       baseModel: options.baseModel ?? createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 }),
+      ...(options.now ? { now: options.now } : {}),
     });
     const client = createPublicClient({ transport: http(devnet.rpcUrl) });
     return {

@@ -4,13 +4,15 @@ import "server-only";
  * timer per process, never two runs at once; the timer does not keep the process alive. On
  * Vercel, where functions do not live between requests, the cron route runs it instead.
  */
-import { reconcilePendingPayments, type ReconcileDependencies } from "./reconcile-pending";
 
 const TIMER_KEY = Symbol.for("x402-agent.reconciler-timer");
 type TimerHolder = { [TIMER_KEY]?: { stop(): void } };
 
-/** Starts the process's timer unless one runs already; returns a function that stops it. */
-export function startReconcilerTimer(getDependencies: () => ReconcileDependencies, intervalMs: number): () => void {
+/**
+ * Starts the process's timer unless one runs already; returns a function that stops it. `run`
+ * is one reconciler run (lib/doors/reconcile-once.ts: payments, then ended grants' float).
+ */
+export function startReconcilerTimer(run: () => Promise<unknown>, intervalMs: number): () => void {
   const holder = globalThis as TimerHolder;
   const existing = holder[TIMER_KEY];
   if (existing) return existing.stop;
@@ -19,7 +21,7 @@ export function startReconcilerTimer(getDependencies: () => ReconcileDependencie
     if (running) return;
     running = true;
     Promise.resolve()
-      .then(() => reconcilePendingPayments(getDependencies()))
+      .then(run)
       .catch((error: unknown) => console.error(JSON.stringify({ level: "error", event: "reconciler-run-failed", error: String(error) })))
       .finally(() => {
         running = false;

@@ -25,6 +25,7 @@ import { uptoSettlementMigration } from "./0011_upto_settlement";
 import { listingEvidenceMigration } from "./0012_listing_evidence";
 import { paymentStatusClockMigration } from "./0013_payment_status_clock";
 import { grantsMigration } from "./0014_grants";
+import { grantFloatReturnsMigration } from "./0015_grant_float_returns";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0012_listing_evidence": listingEvidenceMigration,
   "0013_payment_status_clock": paymentStatusClockMigration,
   "0014_grants": grantsMigration,
+  "0015_grant_float_returns": grantFloatReturnsMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
