@@ -20,7 +20,7 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkTxHash, exceedsReservation, normalizePayer } from "./store-input";
+import { checkAmount, checkReservationId, checkTxHash, exceedsReservation, normalizePayer } from "../limits/store-input";
 import { resolveNow } from "../clock";
 
 /**
