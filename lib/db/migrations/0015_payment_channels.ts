@@ -101,10 +101,13 @@ export const paymentChannelsMigration: Migration = {
         IF p_pool_key IS NOT NULL THEN PERFORM pg_advisory_xact_lock(hashtext('pool:' || p_pool_key)); END IF;
         IF p_budget_key IS NOT NULL THEN PERFORM pg_advisory_xact_lock(hashtext('budget:' || p_budget_key)); END IF;
         now_ms := db_now_ms();
-        INSERT INTO payment_channels (channel_id, payer, receiver, token, network, service_url, config, state, opened_at, last_used_at, updated_at)
-        VALUES (p_channel_id, p_payer, p_receiver, p_token, p_network, p_service_url, p_config, 'opening', now_ms, now_ms, now_ms)
-        ON CONFLICT (channel_id) DO NOTHING;
         SELECT * INTO ch FROM payment_channels c WHERE c.channel_id = p_channel_id FOR UPDATE;
+        IF NOT FOUND THEN
+          INSERT INTO payment_channels (channel_id, payer, receiver, token, network, service_url, config, state, opened_at, last_used_at, updated_at)
+          VALUES (p_channel_id, p_payer, p_receiver, p_token, p_network, p_service_url, p_config, 'opening', now_ms, now_ms, now_ms)
+          ON CONFLICT (channel_id) DO NOTHING;
+          SELECT * INTO ch FROM payment_channels c WHERE c.channel_id = p_channel_id FOR UPDATE;
+        END IF;
         IF ch.payer <> p_payer OR ch.receiver <> p_receiver OR ch.token <> p_token OR ch.network <> p_network THEN
           RAISE EXCEPTION 'channel % belongs to another payer, payee, token or network', p_channel_id;
         END IF;
@@ -122,11 +125,14 @@ export const paymentChannelsMigration: Migration = {
             WHERE b.reservation_id = ch.deposit_reservation_id AND b.state = 'reserved' AND b.expires_at > now_ms AND b.amount >= p_price;
           END IF;
           status := 'refused';
-          used := budget_use('payer', p_payer, now_ms, p_window_ms);
-          room := p_daily_limit - used.settled - used.reserved;
-          IF drawn IS NULL AND room < p_price THEN
-            reason := 'daily'; spent := used.settled; held := used.reserved; cap := p_daily_limit;
-            EXIT decide;
+          -- The payer's sum only matters when it grows: a deposit, or a price the deposit's reservation no longer holds.
+          IF drawn IS NULL THEN
+            used := budget_use('payer', p_payer, now_ms, p_window_ms);
+            room := p_daily_limit - used.settled - used.reserved;
+            IF room < p_price THEN
+              reason := 'daily'; spent := used.settled; held := used.reserved; cap := p_daily_limit;
+              EXIT decide;
+            END IF;
           END IF;
           IF p_pool_key IS NOT NULL THEN
             used := budget_use('pool', p_pool_key, now_ms, p_window_ms);
