@@ -9,8 +9,6 @@ import type { ApiKeyStore } from "../access/api-keys";
 import type { EvidenceStore } from "../evidence/evidence-store";
 import type { GrantStore } from "../grants/grants";
 import type { ChannelLedger } from "../channels/channel-ledger";
-/** The budget windows, defined beside the limits so lib/channels counts in the same ones. */
-export { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../limits/budget-window";
 
 /** Options shared by ledger calls; `now` (epoch milliseconds) exists for tests of the window. */
 export type ClockOptions = { now?: number };
