@@ -87,7 +87,7 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
         budgets,
         reservationId: "n-v1",
         leaseMs: 30_000,
-        journal: { paymentId: "pay_n1", service: "Ticks" },
+        journal: { paymentId: "pay_n1", service: "Ticks", resource: "http://127.0.0.1:4021/tick?symbol=ETH", requestKey: "key:n" },
       });
       expect(first).toMatchObject({ status: "deposit-needed", channel: undefined, room: 1_000_000n, cumulative: PRICE });
       const second = await channels.acquire({ identity, price: PRICE, budgets, reservationId: "n-v2", leaseMs: 30_000 });
@@ -136,9 +136,13 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
         status: "delivered",
         amount: PRICE,
         payTo: identity.receiver,
+        asset: identity.token,
         service: "Ticks",
+        resource: "http://127.0.0.1:4021/tick?symbol=ETH",
+        requestKey: "key:n",
         payer: identity.payer,
       });
+      expect(await store.journal.get("n-v2")).toMatchObject({ resource: identity.serviceUrl });
       expect(await store.journal.get("pay_nd")).toMatchObject({ status: "confirmed", amount: DEPOSIT, txHash: TX });
       expect(await store.journal.get("n-v2")).toMatchObject({ status: "delivered", amount: PRICE });
       expect((await store.journal.events("n-v2")).map((event) => [event.status, event.details])).toEqual([
@@ -298,6 +302,43 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       await channels.abandon({ channelId: identity.channelId, lease: first.lease, reservationId: "f-v1", depositReservationId: "f-d", spent: "nothing" });
       expect(await store.ledger.spentToday(identity.payer)).toEqual({ settled: 0n, reserved: 0n });
       expect(await store.journal.get("f-d")).toMatchObject({ status: "failed" });
+    });
+
+    it("adopts the server's proven state on resync, confirming a deposit it shows, and settles the retried voucher from there", async () => {
+      const { channels, store } = given();
+      const identity = newIdentity();
+      const budgets = { payer: identity.payer, payerLimit: 1_000_000n };
+      const first = await channels.acquire({ identity, price: PRICE, budgets, reservationId: "r-v1", leaseMs: 30_000 });
+      if (first.status !== "deposit-needed") throw new Error(first.status);
+      await channels.reserveDeposit({ channelId: identity.channelId, lease: first.lease, amount: DEPOSIT, budgets, reservationId: "r-d" });
+      // The answer was lost; the server's corrective 402 proves the deposit and a charge we never heard of.
+      await channels.resync({
+        channelId: identity.channelId,
+        lease: first.lease,
+        channel: { deposited: DEPOSIT, charged: 3n * PRICE, signedMax: 3n * PRICE, signature: SIGNATURE, totalClaimed: PRICE },
+      });
+      expect(await channels.get(identity.channelId)).toMatchObject({
+        state: "open",
+        deposited: DEPOSIT,
+        charged: 3n * PRICE,
+        signedMax: 3n * PRICE,
+        totalClaimed: PRICE,
+      });
+      await channels.settle({
+        channelId: identity.channelId,
+        lease: first.lease,
+        reservationId: "r-v1",
+        charged: 4n * PRICE,
+        chargedAmount: PRICE,
+        signedMax: 4n * PRICE,
+        signature: SIGNATURE,
+      });
+      // The deposit's reservation was confirmed by the resync: it holds the deposit less the voucher.
+      expect(await store.ledger.spentToday(identity.payer)).toEqual({ settled: PRICE, reserved: DEPOSIT - PRICE });
+      expect((await voucher(channels, identity, budgets, "r-v2")).cumulative).toBe(5n * PRICE);
+      await expect(
+        channels.resync({ channelId: identity.channelId, lease: first.lease, channel: { deposited: DEPOSIT, charged: 0n, signedMax: 0n, totalClaimed: 0n } }),
+      ).rejects.toThrow(ChannelLeaseLostError);
     });
 
     it("lists an unused open channel as idle after idleMs, and not while a call holds it", async () => {

@@ -64,7 +64,8 @@ export const paymentChannelsMigration: Migration = {
         END IF;
       END
       $$`.execute(db);
-    // One journal step of a channel fact (see above); `p_extra` fills the columns a first step knows.
+    // One journal step of a channel fact (see above); `p_extra` fills the columns a first step knows (a
+    // later step leaves them out, so they keep their value).
     await sql`
       CREATE FUNCTION channel_journal_step(p_id text, p_status text, p_channel payment_channels, p_amount numeric, p_tx text,
         p_at bigint, p_details jsonb, p_extra jsonb DEFAULT '{}'::jsonb) RETURNS void LANGUAGE plpgsql AS $$
@@ -72,7 +73,7 @@ export const paymentChannelsMigration: Migration = {
         PERFORM record_payment_step(p_id => p_id, p_status => p_status, p_payer => p_channel.payer,
           p_payer_kind => coalesce(p_extra->>'payerKind', 'agent'), p_payer_kind_given => p_extra ? 'payerKind', p_nonce => NULL,
           p_request_key => p_extra->>'requestKey', p_conversation_id => p_extra->>'conversationId', p_service => p_extra->>'service',
-          p_resource => coalesce(p_extra->>'resource', p_channel.service_url), p_method => NULL, p_amount => p_amount, p_asset => p_channel.token,
+          p_resource => p_extra->>'resource', p_method => NULL, p_amount => p_amount, p_asset => p_channel.token,
           p_network => p_channel.network, p_pay_to => p_channel.receiver, p_valid_after => NULL, p_valid_before => NULL, p_reason => NULL,
           p_message => NULL, p_tx_hash => p_tx, p_receipt => NULL, p_at => p_at,
           p_details => p_details || jsonb_build_object('channelId', p_channel.channel_id), p_scheme => 'batch-settlement');
@@ -163,7 +164,8 @@ export const paymentChannelsMigration: Migration = {
             lease_price = p_price, lease_payment_id = p_payment_id, last_used_at = now_ms, updated_at = now_ms
           WHERE c.channel_id = p_channel_id RETURNING * INTO ch;
           PERFORM channel_journal_step(p_payment_id, 'signing', ch, p_price, NULL, now_ms,
-            jsonb_build_object('kind', 'voucher', 'cumulative', (ch.charged + p_price)::text), p_journal);
+            jsonb_build_object('kind', 'voucher', 'cumulative', (ch.charged + p_price)::text),
+            jsonb_build_object('resource', p_service_url) || p_journal);
         END decide;
         RETURN QUERY SELECT status, lease, wait_ms, room, reason, spent, held, cap,
           ch.state, ch.deposited, ch.charged, ch.signed_max, ch.signature, ch.total_claimed;
@@ -195,7 +197,8 @@ export const paymentChannelsMigration: Migration = {
         IF outcome.r_outcome = 'ok' THEN
           UPDATE payment_channels c SET pending_deposit_reservation_id = p_reservation_id, deposit_payment_id = p_payment_id,
             updated_at = db_now_ms() WHERE c.channel_id = p_channel_id RETURNING * INTO ch;
-          PERFORM channel_journal_step(p_payment_id, 'signing', ch, p_amount, NULL, db_now_ms(), jsonb_build_object('kind', 'deposit'), p_journal);
+          PERFORM channel_journal_step(p_payment_id, 'signing', ch, p_amount, NULL, db_now_ms(), jsonb_build_object('kind', 'deposit'),
+            jsonb_build_object('resource', ch.service_url) || p_journal);
         END IF;
         RETURN QUERY SELECT outcome.r_outcome, outcome.r_settled, outcome.r_reserved;
       END

@@ -174,7 +174,7 @@ export const channelSettlementMigration: Migration = {
         UPDATE payment_channels c SET state = 'closed', deposit_reservation_id = NULL, updated_at = now_ms
         WHERE c.channel_id = p_channel_id RETURNING * INTO ch;
         PERFORM channel_journal_step('refund:' || p_channel_id || ':' || p_tx, 'confirmed', ch, p_amount, p_tx, now_ms,
-          jsonb_build_object('kind', 'refund'));
+          jsonb_build_object('kind', 'refund'), jsonb_build_object('resource', ch.service_url));
         RETURN 'refunded';
       END
       $$`.execute(db);
