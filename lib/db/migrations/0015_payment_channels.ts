@@ -92,7 +92,7 @@ export const paymentChannelsMigration: Migration = {
         ch payment_channels;
         now_ms bigint;
         used record;
-        drawn text;
+        drawn text; drawn_scope text; drawn_pool text;
         room numeric;
         needs_deposit boolean;
         status text; lease text; wait_ms bigint; reason text; spent numeric; held numeric; cap numeric;
@@ -122,7 +122,7 @@ export const paymentChannelsMigration: Migration = {
           needs_deposit := ch.state <> 'open' OR ch.deposited < ch.charged + p_price;
           -- A voucher is paid out of the deposit's reservation while it holds the price: the payer's sum is unchanged.
           IF NOT needs_deposit THEN
-            SELECT b.reservation_id INTO drawn FROM budget_reservations b
+            SELECT b.reservation_id, b.budget_key, b.pool_key INTO drawn, drawn_scope, drawn_pool FROM budget_reservations b
             WHERE b.reservation_id = ch.deposit_reservation_id AND b.state = 'reserved' AND b.expires_at > now_ms AND b.amount >= p_price;
           END IF;
           status := 'refused';
@@ -135,7 +135,8 @@ export const paymentChannelsMigration: Migration = {
               EXIT decide;
             END IF;
           END IF;
-          IF p_pool_key IS NOT NULL THEN
+          -- A caller's budget and the pool grow by the price unless the deposit's reservation already counts it there.
+          IF p_pool_key IS NOT NULL AND (drawn IS NULL OR drawn_pool IS DISTINCT FROM p_pool_key) THEN
             used := budget_use('pool', p_pool_key, now_ms, p_window_ms);
             room := least(room, p_pool_limit - used.settled - used.reserved);
             IF used.settled + used.reserved + p_price > p_pool_limit THEN
@@ -143,7 +144,7 @@ export const paymentChannelsMigration: Migration = {
               EXIT decide;
             END IF;
           END IF;
-          IF p_budget_key IS NOT NULL THEN
+          IF p_budget_key IS NOT NULL AND (drawn IS NULL OR drawn_scope IS DISTINCT FROM p_budget_key) THEN
             used := budget_use('scope', p_budget_key, now_ms, p_window_ms);
             room := least(room, p_budget_limit - used.settled - used.reserved);
             IF used.settled + used.reserved + p_price > p_budget_limit THEN
