@@ -305,6 +305,7 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       await sql`UPDATE payment_channels SET lease_until = db_now_ms() - 1 WHERE channel_id = ${identity.channelId}`.execute(db);
       const taker = await voucher(channels, identity, caller, "l-v3");
       expect(taker.lease).not.toBe(crashed.lease);
+      expect(await store.journal.get("l-v2")).toMatchObject({ status: "pending" });
       await expect(
         channels.settle({
           channelId: identity.channelId,

@@ -19,8 +19,8 @@ import "server-only";
  * `network`, `payer`, and no `nonce` (the EIP-3009 reconciler leaves it alone). The voucher's
  * row (id: the caller's payment id, else its reservation id) is written by `channel_acquire`
  * ('signing', amount = price, resource/service/request key/conversation when given) and moved
- * by `channel_settle` ('delivered', amount = the charge) or `channel_abandon` ('failed' /
- * 'pending'). The deposit's row (written by `channel_reserve_deposit`, 'signing', amount = the
+ * by `channel_settle` ('delivered', amount = the charge), `channel_abandon` ('failed' /
+ * 'pending') or the acquire that takes over its expired lease ('pending'). The deposit's row (written by `channel_reserve_deposit`, 'signing', amount = the
  * deposit) becomes 'confirmed' with its transaction when a settle confirms it; the refund is a
  * row `refund:<channel id>:<tx>` ('confirmed', amount refunded, tx). Each event's `details`
  * hold `channelId`, `kind` (voucher, deposit, refund) and, for a voucher, `cumulative`.
@@ -151,6 +151,10 @@ export const paymentChannelsMigration: Migration = {
               reason := 'scope'; spent := used.settled; held := used.reserved; cap := p_budget_limit;
               EXIT decide;
             END IF;
+          END IF;
+          -- An expired lease is taken over: its call's outcome is unknown (a crashed instance), so its row says pending.
+          IF ch.lease_id IS NOT NULL AND ch.lease_payment_id IS NOT NULL THEN
+            PERFORM channel_journal_step(ch.lease_payment_id, 'pending', ch, NULL, NULL, now_ms, jsonb_build_object('kind', 'voucher', 'leaseExpired', true));
           END IF;
           lease := gen_random_uuid()::text;
           IF needs_deposit THEN
