@@ -26,6 +26,8 @@ import { listingEvidenceMigration } from "./0012_listing_evidence";
 import { paymentStatusClockMigration } from "./0013_payment_status_clock";
 import { grantsMigration } from "./0014_grants";
 import { grantFloatReturnsMigration } from "./0015_grant_float_returns";
+import { paymentChannelsMigration } from "./0016_payment_channels";
+import { channelSettlementMigration } from "./0017_channel_settlement";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -44,6 +46,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0013_payment_status_clock": paymentStatusClockMigration,
   "0014_grants": grantsMigration,
   "0015_grant_float_returns": grantFloatReturnsMigration,
+  "0016_payment_channels": paymentChannelsMigration,
+  "0017_channel_settlement": channelSettlementMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
