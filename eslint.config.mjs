@@ -23,7 +23,7 @@ export const LIB_LAYERS = [
   ["lib/errors.ts", "lib/env-values.ts", "lib/limits"],
   ["lib/stream", "lib/net", "lib/db", "lib/env.ts", "lib/env-fixes.ts"],
   ["lib/x402", "lib/network", "lib/auth"],
-  ["lib/access", "lib/grants", "lib/journal", "lib/evidence", "lib/client", "lib/boot-check.ts"],
+  ["lib/access", "lib/grants", "lib/journal", "lib/channels", "lib/evidence", "lib/client", "lib/boot-check.ts"],
   ["lib/store"],
   ["lib/agent", "lib/payments"],
   ["lib/doors"],
