@@ -98,6 +98,15 @@ export class PaymentTracker {
     this.show(update);
   }
 
+  /**
+   * Shows a step whose journal row another writer keeps: a channel payment's deposit and
+   * vouchers are journaled by the channel ledger's own statements (acquire, settle, abandon), so
+   * the stream and `d:` show the step and the journal is not written twice.
+   */
+  journaledElsewhere(update: PaymentUpdate): void {
+    this.show(update);
+  }
+
   /** Streams the step and remembers it for `d:`; false when it repeats the current status. */
   private show(update: PaymentUpdate): boolean {
     if (this.writer.statusOf(update.id) === update.status) return false;
