@@ -1,37 +1,66 @@
 /**
- * The channel ledger: the database's record of each x402 batch-settlement channel the agent
- * pays through, and the one place that serializes a channel's calls across instances (a lease)
- * and counts its vouchers and deposit against the budgets. The interface between the paying side
- * (lib/agent/purchase/channels/) and its database implementation.
+ * The ledger of x402 batch-settlement channels: what we and each service agreed on, the lease
+ * that serializes calls on one channel across instances, and how a channel's deposit and
+ * vouchers count against budgets (docs/decisions.md, "Channel state and budgets in the
+ * database"). The database store implements it (database-channel-ledger.ts); the memory and
+ * Redis stores have none, and a purchase then does not choose channel offers.
  */
+
 /** The budgets one payment counts against, as reserve-budget.ts gives them to the ledger. */
 export type ChannelBudgets = {
-  payer: `0x${string}`; // the paying wallet (lower-cased inside)
-  payerLimit: bigint; // the payer's daily cap
+  /** The paying wallet (lower-cased inside). */
+  payer: `0x${string}`;
+  /** The payer's daily cap. */
+  payerLimit: bigint;
   scope?: { key: string; dailyLimit: bigint };
   pool?: { key: string; dailyLimit: bigint };
 };
 
 /** What identifies a channel; `config` is @x402/evm's ChannelConfig as JSON (bigints as strings). */
 export type ChannelIdentity = {
-  channelId: `0x${string}`; // computeChannelId(config, network), lower-case hex
+  /** computeChannelId(config, network), lower-case hex. */
+  channelId: `0x${string}`;
   payer: `0x${string}`;
-  receiver: `0x${string}`; // the service's payTo
+  /** The service's payTo. */
+  receiver: `0x${string}`;
   token: `0x${string}`;
-  network: string; // CAIP-2
-  serviceUrl: string; // an URL of the service (for refunds and the history)
+  /** CAIP-2. */
+  network: string;
+  /** An URL of the service (for refunds and the history). */
+  serviceUrl: string;
   config: Record<string, string | number>;
 };
 
 export type ChannelState = {
   channelId: `0x${string}`;
-  deposited: bigint; // total deposited and confirmed
-  charged: bigint; // the server's charged cumulative amount, as last acknowledged
-  signedMax: bigint; // the highest cumulative amount we signed
-  signature?: `0x${string}`; // our voucher signature for signedMax
-  totalClaimed: bigint; // what the chain shows claimed (from the server's answers)
+  /** Total deposited and confirmed. */
+  deposited: bigint;
+  /** The server's charged cumulative amount, as last acknowledged. */
+  charged: bigint;
+  /** The highest cumulative amount we signed. */
+  signedMax: bigint;
+  /** Our voucher signature for signedMax. */
+  signature?: `0x${string}`;
+  /** What the chain shows claimed (from the server's answers). */
+  totalClaimed: bigint;
   state: "opening" | "open" | "refunding" | "closed";
 };
+
+/**
+ * What the journal row of a call (acquire: the voucher) or a deposit (reserveDeposit) says
+ * beside the channel's own facts. `paymentId` is the row's id (the stream's payment id);
+ * absent, the reservation id. The ledger writes these rows; the caller does not write them again.
+ */
+export type ChannelJournalFacts = {
+  paymentId: string;
+  payerKind?: "agent" | "user";
+  service?: string;
+  resource?: string;
+  requestKey?: string;
+  conversationId?: string;
+};
+
+export type ChannelRefusal = { status: "refused"; reason: "daily" | "scope" | "pool"; spent: bigint; reserved: bigint; dailyLimit: bigint };
 
 export type AcquireResult =
   /** The lease is ours: sign a voucher for `cumulative` (= charged + price). The price is reserved. */
@@ -39,22 +68,30 @@ export type AcquireResult =
   /**
    * The lease is ours, but the channel is unknown (state "opening") or its deposit cannot cover
    * charged + price: deposit first. `room` is the least remaining budget across payer, scope and
-   * pool (what a deposit may be at most). Nothing is reserved yet.
+   * pool (what a deposit may be at most). Nothing is reserved yet. The first voucher (for
+   * `cumulative`) goes with the deposit; `settle` pays it out of the deposit's reservation.
    */
-  | { status: "deposit-needed"; lease: string; channel: ChannelState | undefined; room: bigint }
+  | { status: "deposit-needed"; lease: string; channel: ChannelState | undefined; room: bigint; cumulative: bigint }
   /** Another call holds the channel; try again after `retryInMs` (its lease ends by then at the latest). */
   | { status: "busy"; retryInMs: number }
-  /** A budget refuses the price: which one and its figures, as ReserveResult says. */
-  | { status: "refused"; reason: "daily" | "scope" | "pool"; spent: bigint; reserved: bigint; dailyLimit: bigint };
+  /** A budget refuses the price (for a deposit: its room is below the price): which one and its figures, as ReserveResult says. */
+  | ChannelRefusal;
 
 export interface ChannelLedger {
   /**
    * ONE statement: lock the channel row (create it in state "opening" when unknown), refuse if a
    * live lease is held (busy), else take the lease (`leaseMs`, on the database's clock) and, when
    * the deposit covers charged + price, reserve the price in the budgets under `reservationId`
-   * (see "Budgets" below) and return the next cumulative amount.
+   * and return the next cumulative amount. Writes the voucher's journal row ("signing").
    */
-  acquire(input: { identity: ChannelIdentity; price: bigint; budgets: ChannelBudgets; reservationId: string; leaseMs: number }): Promise<AcquireResult>;
+  acquire(input: {
+    identity: ChannelIdentity;
+    price: bigint;
+    budgets: ChannelBudgets;
+    reservationId: string;
+    leaseMs: number;
+    journal?: ChannelJournalFacts;
+  }): Promise<AcquireResult>;
 
   /** Under the lease: reserve a deposit of `amount` in the budgets (refused like a payment when it no longer fits). */
   reserveDeposit(input: {
@@ -63,15 +100,16 @@ export interface ChannelLedger {
     amount: bigint;
     budgets: ChannelBudgets;
     reservationId: string;
-  }): Promise<{ ok: true } | Extract<AcquireResult, { status: "refused" }>>;
+    journal?: ChannelJournalFacts;
+  }): Promise<{ ok: true } | ChannelRefusal>;
 
   /**
-   * ONE statement, under the lease: the call was answered. Records what the server says
-   * (`charged`: its charged cumulative amount now; `chargedAmount`: this call's charge),
-   * our signed voucher (`signedMax`, `signature`), a confirmed deposit (`deposited`: the
-   * new total, with the deposit's transaction), commits the voucher's reservation at
-   * `chargedAmount` (the rest of the price goes back to the deposit's reservation), and releases
-   * the lease. Also writes the voucher's journal facts (see "Journal" below).
+   * ONE statement, under the lease: the call was answered. Records the server's `charged`
+   * cumulative and this call's `chargedAmount`, our voucher, a confirmed deposit (`deposit.total`:
+   * the new total), commits the voucher's reservation at `chargedAmount` (the rest goes back to
+   * the deposit's reservation), releases the lease, and moves the voucher's journal row to
+   * "delivered". `chargedAmount` above the price is refused (RangeError) and changes nothing.
+   * A repeat of a settle that succeeded is a no-op.
    */
   settle(input: {
     channelId: `0x${string}`;
@@ -86,10 +124,9 @@ export interface ChannelLedger {
   }): Promise<void>;
 
   /**
-   * Under the lease: the call ended without a charge we know of (refused, failed before sending,
-   * or timed out). `spent: "nothing"` releases the voucher's (and an unconfirmed deposit's)
-   * reservation; `spent: "unknown"` keeps them reserved (a later corrective 402 or the
-   * reconciler decides). Releases the lease either way.
+   * Under the lease: the call ended without a charge we know of. `spent: "nothing"` releases the
+   * voucher's (and an unconfirmed deposit's) reservation; `spent: "unknown"` keeps them reserved.
+   * Releases the lease either way (only if still ours; the reservations are handled even if not).
    */
   abandon(input: {
     channelId: `0x${string}`;
@@ -99,7 +136,7 @@ export interface ChannelLedger {
     spent: "nothing" | "unknown";
   }): Promise<void>;
 
-  /** Under the lease: the server's corrective 402 proved its state; adopt it (charged, signedMax, signature, deposited, totalClaimed). */
+  /** Under the lease: the server's corrective 402 proved its state; adopt it. */
   resync(input: { channelId: `0x${string}`; lease: string; channel: Omit<ChannelState, "channelId" | "state"> }): Promise<void>;
 
   /** Channels with no call for `idleMs` (database clock), open, no live lease: candidates for a refund. */
@@ -109,4 +146,12 @@ export interface ChannelLedger {
   /** Reads for the history page and tests. */
   get(channelId: `0x${string}`): Promise<(ChannelIdentity & ChannelState) | undefined>;
   ofPayer(payer: `0x${string}`, limit: number): Promise<(ChannelIdentity & ChannelState)[]>;
+}
+
+/** A lease or a deposit's call was taken over by another instance (its lease expired): nothing of it was recorded. */
+export class ChannelLeaseLostError extends Error {
+  constructor(channelId: string, what: string) {
+    super(`channel ${channelId}: the lease was lost before ${what}; another call holds the channel now`);
+    this.name = "ChannelLeaseLostError";
+  }
 }

@@ -62,6 +62,8 @@ export type BudgetReservationsTable = {
   budget_key: string | null;
   /** A budget shared by many callers this reservation also counts against (migration 0008). */
   pool_key: string | null;
+  /** For a channel's voucher: the deposit's reservation its amount was moved out of (migration 0015). */
+  drawn_from: string | null;
 };
 
 export type IdempotencyKeysTable = {
@@ -113,6 +115,37 @@ export type ListingEvidenceTable = {
   claimed_by: string | null;
 };
 
+/** x402 batch-settlement channels (migrations 0015 and 0016, lib/channels). */
+export type PaymentChannelsTable = {
+  channel_id: string;
+  payer: string;
+  receiver: string;
+  token: string;
+  network: string;
+  service_url: string;
+  config: ColumnType<unknown, string, string>;
+  deposited: Numeric;
+  charged: Numeric;
+  signed_max: Numeric;
+  signature: string | null;
+  total_claimed: Numeric;
+  state: "opening" | "open" | "refunding" | "closed";
+  /** The confirmed deposit's open reservation, and a deposit reserved but not yet confirmed. */
+  deposit_reservation_id: string | null;
+  pending_deposit_reservation_id: string | null;
+  /** The journal row of the latest deposit. */
+  deposit_payment_id: string | null;
+  /** The lease that serializes calls on the channel (database clock), and the call holding it. */
+  lease_id: string | null;
+  lease_until: Millis | null;
+  lease_reservation_id: string | null;
+  lease_price: Numeric | null;
+  lease_payment_id: string | null;
+  opened_at: Millis;
+  last_used_at: Millis;
+  updated_at: Millis;
+};
+
 export type Database = {
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;
@@ -121,4 +154,5 @@ export type Database = {
   api_keys: ApiKeysTable;
   listing_evidence: ListingEvidenceTable;
   grants: GrantsTable;
+  payment_channels: PaymentChannelsTable;
 };

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../../tests/support/postgres-server";
 import { openDatabase, type AppDatabase } from "../db/open-database";
-import { DAILY_WINDOW_MS } from "../store/store-types";
+import { DAILY_WINDOW_MS } from "../limits/budget-window";
 import { MAX_GRANT_SECONDS } from "./grant-bounds";
 import { DatabaseGrantStore } from "./database-grant-store";
 import { grantState, type GrantStore, type NewGrant } from "./grants";

@@ -6,6 +6,8 @@ import "server-only";
  * Vercel, Redis holds them). The database opens on first use, so building the store is cheap
  * and a database that is down is retried on the next call.
  */
+import { DatabaseChannelLedger } from "../channels/database-channel-ledger";
+import type { ChannelLedger } from "../channels/channel-ledger";
 import { DatabaseApiKeyStore } from "../access/database-api-key-store";
 import type { ApiKeyStore } from "../access/api-keys";
 import { DatabaseGrantStore } from "../grants/database-grant-store";
@@ -62,6 +64,7 @@ export function createDatabaseStore(database: LazyDatabase, rateLimiter: RateLim
     evidence: deferred<EvidenceStore>(async () => new DatabaseEvidenceStore((await database.open()).db)),
     apiKeys: deferred<ApiKeyStore>(async () => new DatabaseApiKeyStore((await database.open()).db)),
     grants: deferred<GrantStore>(async () => new DatabaseGrantStore((await database.open()).db)),
+    channels: deferred<ChannelLedger>(async () => new DatabaseChannelLedger((await database.open()).db)),
     rateLimiter,
     ping: async () => {
       await database.open();

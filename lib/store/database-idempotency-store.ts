@@ -8,7 +8,7 @@ import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { IdempotencyRecord, toJsonRecord } from "./idempotency-record";
 import type { ClaimResult, IdempotencyStore } from "./store-types";
-import { checkIdempotencyKey, checkPositiveInteger } from "./store-input";
+import { checkIdempotencyKey, checkPositiveInteger } from "../limits/store-input";
 
 export class DatabaseIdempotencyStore implements IdempotencyStore {
   /**

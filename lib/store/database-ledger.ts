@@ -10,8 +10,6 @@ import "server-only";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import {
-  DAILY_WINDOW_MS,
-  RESERVATION_TTL_MS,
   type ClockOptions,
   type CommitOptions,
   type CommitResult,
@@ -22,7 +20,8 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, exceedsReservation, normalizePayer } from "./store-input";
+import { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../limits/budget-window";
+import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, exceedsReservation, normalizePayer } from "../limits/store-input";
 import { resolveNow } from "../clock";
 
 export class DatabaseLedger implements SpendingLedger {

@@ -4,7 +4,7 @@
  */
 import { toJsonRecord, type IdempotencyRecord, type IdempotencySlot } from "./idempotency-record";
 import type { ClaimResult, IdempotencyStore } from "./store-types";
-import { checkIdempotencyKey, checkPositiveInteger } from "./store-input";
+import { checkIdempotencyKey, checkPositiveInteger } from "../limits/store-input";
 
 type Held = { slot: IdempotencySlot; expiresAt: number };
 

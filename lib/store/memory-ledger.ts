@@ -4,8 +4,6 @@
  * the critical sections), which makes `reserve` atomic here as the Lua script is in Redis.
  */
 import {
-  DAILY_WINDOW_MS,
-  RESERVATION_TTL_MS,
   type ClockOptions,
   type CommitOptions,
   type CommitResult,
@@ -16,7 +14,8 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, exceedsReservation, normalizePayer } from "./store-input";
+import { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../limits/budget-window";
+import { checkAmount, checkPool, checkReservationId, checkScopeKey, checkTxHash, exceedsReservation, normalizePayer } from "../limits/store-input";
 import { resolveNow } from "../clock";
 
 type Reservation = (

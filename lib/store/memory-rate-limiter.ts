@@ -3,7 +3,7 @@
  */
 import { fixedWindow } from "./fixed-window";
 import type { RateLimiter, RateLimitOptions, RateLimitResult } from "./store-types";
-import { checkPositiveInteger, checkRateLimitKey } from "./store-input";
+import { checkPositiveInteger, checkRateLimitKey } from "../limits/store-input";
 import { resolveNow } from "../clock";
 
 /** Finished windows are swept every this many hits, so memory stays bounded. */

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { IdempotencySlot, toJsonRecord, type IdempotencyRecord } from "./idempotency-record";
 import type { RedisConnection } from "./redis-connection";
 import type { ClaimResult, IdempotencyStore } from "./store-types";
-import { checkIdempotencyKey, checkPositiveInteger } from "./store-input";
+import { checkIdempotencyKey, checkPositiveInteger } from "../limits/store-input";
 
 const ClaimReply = z.union([z.tuple([z.literal(1)]), z.tuple([z.literal(0), z.string(), z.number().int()])]);
 

@@ -8,8 +8,6 @@ import "server-only";
 import { z } from "zod";
 import type { RedisConnection } from "./redis-connection";
 import {
-  DAILY_WINDOW_MS,
-  RESERVATION_TTL_MS,
   type ClockOptions,
   type CommitOptions,
   type CommitResult,
@@ -20,7 +18,8 @@ import {
   type SettledEntry,
   type SpendingLedger,
 } from "./store-types";
-import { checkAmount, checkReservationId, checkTxHash, exceedsReservation, normalizePayer } from "./store-input";
+import { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../limits/budget-window";
+import { checkAmount, checkReservationId, checkTxHash, exceedsReservation, normalizePayer } from "../limits/store-input";
 import { resolveNow } from "../clock";
 
 /**

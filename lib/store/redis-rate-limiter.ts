@@ -7,7 +7,7 @@ import "server-only";
 import { z } from "zod";
 import type { RedisConnection } from "./redis-connection";
 import type { RateLimiter, RateLimitOptions, RateLimitResult } from "./store-types";
-import { checkPositiveInteger, checkRateLimitKey } from "./store-input";
+import { checkPositiveInteger, checkRateLimitKey } from "../limits/store-input";
 import { resolveNow } from "../clock";
 
 const HitReply = z.tuple([z.number().int().min(1), z.number().int().min(1)]);

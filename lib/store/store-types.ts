@@ -8,16 +8,7 @@ import type { PaymentJournal } from "../journal/payment-journal";
 import type { ApiKeyStore } from "../access/api-keys";
 import type { EvidenceStore } from "../evidence/evidence-store";
 import type { GrantStore } from "../grants/grants";
-
-/** How far back the daily limit looks: a rolling 24 hours, not a calendar day. */
-export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-/**
- * How long an unreleased reservation holds budget. Reservations are released only when it is
- * certain nothing was spent; this TTL exists only so a crashed instance cannot hold a payer's
- * budget forever. A full window keeps it on the safe side: a payment could have settled.
- */
-export const RESERVATION_TTL_MS = DAILY_WINDOW_MS;
+import type { ChannelLedger } from "../channels/channel-ledger";
 
 /** Options shared by ledger calls; `now` (epoch milliseconds) exists for tests of the window. */
 export type ClockOptions = { now?: number };
@@ -188,6 +179,11 @@ export type Store = {
   apiKeys: ApiKeyStore;
   /** Budgets users signed once (lib/grants): in the database when there is one, else in memory. */
   grants: GrantStore;
+  /**
+   * x402 batch-settlement channels (lib/channels): on the database store only, where one
+   * statement can serialize a channel across instances. Absent, purchases do not choose channel offers.
+   */
+  channels?: ChannelLedger;
   /** Resolves when the store answers; rejects with AppError "unavailable:store" otherwise. */
   ping(): Promise<void>;
   /** Releases connections; the store must not be used afterwards. */

@@ -5,6 +5,8 @@
  * payments one after another (reserve, then commit: the two calls every paid turn makes), and
  * 50 reserves of one payer at once (the contention a burst of one payer's requests causes).
  * Prints the spread over the rounds (median of the round medians, and the worst round's p95).
+ * Then, on the two databases, a batch-settlement channel's two statements per repeat call
+ * (channel-ledger-latency.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +15,7 @@ import { createStore } from "../../lib/store/create-store";
 import type { Store } from "../../lib/store/store-types";
 import { startPostgresServer } from "../../tests/support/postgres-server";
 import { startRedisServer } from "../../tests/support/redis-server";
+import { CHANNEL_TABLE_HEADER, measureChannelCalls } from "./channel-ledger-latency";
 import { median, ms, percentile } from "./stats";
 
 const ROUNDS = 5;
@@ -49,6 +52,7 @@ async function measure(name: string, store: Store): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  const channelLines = [...CHANNEL_TABLE_HEADER];
   const lines = ["| store | reserve + commit, median | p95 (worst round) | 50 reserves of one payer at once, median (range) |", "|---|---|---|---|"];
   const dataDir = mkdtempSync(path.join(tmpdir(), "x402-ledger-bench-"));
   const postgres = await startPostgresServer();
@@ -63,6 +67,7 @@ async function main(): Promise<void> {
     for (const [name, store] of stores) {
       await store.ping();
       lines.push(await measure(name, store));
+      if (store.channels) channelLines.push(await measureChannelCalls(name, store.channels));
       await store.close();
     }
   } finally {
@@ -71,6 +76,7 @@ async function main(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
   }
   console.log(lines.join("\n"));
+  console.log(`\nA batch-settlement channel's repeat call, each statement alone:\n${channelLines.join("\n")}`);
 }
 
 main().catch((error: unknown) => {

@@ -4,7 +4,8 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { DAILY_WINDOW_MS, RESERVATION_TTL_MS, type Store } from "../../lib/store/store-types";
+import { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../../lib/limits/budget-window";
+import type { Store } from "../../lib/store/store-types";
 
 /**
  * Returns `count` stores that share one fresh, empty backend, as separate server instances

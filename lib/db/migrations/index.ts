@@ -25,6 +25,8 @@ import { uptoSettlementMigration } from "./0011_upto_settlement";
 import { listingEvidenceMigration } from "./0012_listing_evidence";
 import { paymentStatusClockMigration } from "./0013_payment_status_clock";
 import { grantsMigration } from "./0014_grants";
+import { paymentChannelsMigration } from "./0015_payment_channels";
+import { channelSettlementMigration } from "./0016_channel_settlement";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -42,6 +44,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0012_listing_evidence": listingEvidenceMigration,
   "0013_payment_status_clock": paymentStatusClockMigration,
   "0014_grants": grantsMigration,
+  "0015_payment_channels": paymentChannelsMigration,
+  "0016_channel_settlement": channelSettlementMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -7,7 +7,7 @@
  * steps are shown in the stream and not journaled again here.
  */
 import { createHash } from "node:crypto";
-import type { AcquireResult, ChannelBudgets, ChannelLedger } from "../../../channels/channel-ledger";
+import type { AcquireResult, ChannelBudgets, ChannelJournalFacts, ChannelLedger } from "../../../channels/channel-ledger";
 import type { PaymentFailureReason } from "../../../stream";
 import { channelTermsOf } from "../../../x402/schemes/batch-settlement-offer";
 import type { Payer, PurchaseDependencies, PurchaseOutcome, PurchaseRequest, Quote } from "../purchase-types";
@@ -22,9 +22,9 @@ import { depositSize } from "./deposit-size";
 const MAX_LEASE_MS = 120_000;
 
 /** Whether this purchase may pay through a channel, and why not. */
-export function channelAccessOf(deps: Pick<PurchaseDependencies, "channels">, payer: Payer): ChannelAccess {
+export function channelAccessOf(deps: Pick<PurchaseDependencies, "channels">, payer: { kind: Payer["kind"]; funding?: unknown }): ChannelAccess {
   if (!deps.channels) return { ok: false, reason: "this deployment keeps no channel ledger (payment channels need the database store)" };
-  if (payer.kind !== "agent") return { ok: false, reason: "payment channels are paid by the agent wallet, not from a person's own wallet" };
+  if (payer.kind === "user") return { ok: false, reason: "payment channels are paid by the agent wallet, not from a person's own wallet" };
   if (payer.funding) return { ok: false, reason: "a grant's payer does not pay through payment channels yet" };
   return { ok: true };
 }
@@ -56,7 +56,13 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
   const channel = channelOf(signer, quote);
   const budgets = channelBudgetsOf(quote.payer, request.limits);
   return inTurn(channel.identity.channelId, async () => {
-    const acquired = await acquireInTime(deps, ledger, request, { identity: channel.identity, price, budgets, reservationId: quote.nonce });
+    const acquired = await acquireInTime(deps, ledger, request, {
+      identity: channel.identity,
+      price,
+      budgets,
+      reservationId: quote.nonce,
+      journal: journalFacts(request, quote),
+    });
     if (acquired.status === "deadline") {
       return fail("deadline", `${quote.service}'s payment channel stayed busy with other calls until this request's time ran out; nothing was signed.`, true);
     }
@@ -136,7 +142,8 @@ async function reserveDeposit(
   const reservationId = depositReservationId(quote.nonce);
   let reserved: Awaited<ReturnType<ChannelLedger["reserveDeposit"]>>;
   try {
-    reserved = await ledger.reserveDeposit({ channelId, lease, amount: size.amount, budgets, reservationId });
+    const journal = { ...journalFacts(call.request, quote), paymentId: `${quote.id}:deposit` };
+    reserved = await ledger.reserveDeposit({ channelId, lease, amount: size.amount, budgets, reservationId, journal });
   } catch {
     return giveUp("payment-failed", "The channel ledger is unavailable, so no deposit is made; nothing was signed.");
   }
@@ -145,6 +152,11 @@ async function reserveDeposit(
     return giveUp(words.reason, `A deposit to open the channel: ${words.message}`);
   }
   return { state, deposit: { amount: size.amount, reservationId } };
+}
+
+/** What the ledger's journal rows of this call say beside the channel's facts: the stream's payment id and the request. */
+function journalFacts(request: PurchaseRequest, quote: Quote): ChannelJournalFacts {
+  return { paymentId: quote.id, payerKind: "agent", service: quote.service, resource: quote.url, ...request.tracker.journalKeys };
 }
 
 /** A deposit's reservation id, derived from the call's own so the two are found together. */

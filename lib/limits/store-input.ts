@@ -1,7 +1,8 @@
 /**
- * Checks on the arguments of store calls. A bad argument is a bug in the caller, so these
- * throw TypeError/RangeError instead of returning a refusal; they also keep user-chosen text
- * (payer, keys) safe to embed in Redis key names.
+ * Checks on the arguments of store calls (lib/store) and of channel ledger calls (lib/channels).
+ * A bad argument is a bug in the caller, so these throw TypeError/RangeError instead of
+ * returning a refusal; they also keep user-chosen text (payer, keys) safe to embed in Redis key
+ * names.
  */
 import { z } from "zod";
 
