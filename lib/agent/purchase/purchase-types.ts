@@ -122,6 +122,8 @@ export type PurchaseDependencies = {
    * and Redis stores): channel (`batch-settlement`) options are not chosen.
    */
   channels?: ChannelLedger;
+  /** How many calls a channel's deposit is sized for (at least the service's suggested deposit); 100 unless named. */
+  channelDepositCalls?: bigint;
 };
 
 /** Who signs: the agent wallet (or a payer key a grant funds), or the user's own wallet, asked each time. */

@@ -4,6 +4,7 @@ import "server-only";
  * timer per process, never two runs at once; the timer does not keep the process alive. On
  * Vercel, where functions do not live between requests, the cron route runs it instead.
  */
+import { refundIdleChannels } from "./channels/refund-idle-channels";
 import { reconcilePendingPayments, type ReconcileDependencies } from "./reconcile-pending";
 
 const TIMER_KEY = Symbol.for("x402-agent.reconciler-timer");
@@ -19,7 +20,12 @@ export function startReconcilerTimer(getDependencies: () => ReconcileDependencie
     if (running) return;
     running = true;
     Promise.resolve()
-      .then(() => reconcilePendingPayments(getDependencies()))
+      .then(async () => {
+        const deps = getDependencies();
+        await reconcilePendingPayments(deps);
+        // Then idle channels: their refunds go through services, so after the chain's own work.
+        if (deps.channelRefunds) await refundIdleChannels(deps.channelRefunds);
+      })
       .catch((error: unknown) => console.error(JSON.stringify({ level: "error", event: "reconciler-run-failed", error: String(error) })))
       .finally(() => {
         running = false;

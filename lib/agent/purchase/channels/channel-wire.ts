@@ -31,7 +31,7 @@ import type { SchemeQuote } from "../schemes/payment-scheme";
 export type ChannelSigner = ReturnType<typeof toClientEvmSigner>;
 
 /** Every channel of this agent has the default salt: one channel per payer and service payee. */
-const SALT = `0x${"0".repeat(64)}` as const;
+export const CHANNEL_SALT = `0x${"0".repeat(64)}` as const;
 
 export function channelSigner(account: LocalAccount, chain: ChainReader): ChannelSigner {
   const read = chain.readContract;
@@ -51,13 +51,13 @@ function clientDeps(signer: ChannelSigner, channelId: `0x${string}`, state: Part
       }
     : undefined;
   const filled = context ? storage.set(channelId, context) : Promise.resolve();
-  return { deps: { signer, storage, salt: SALT }, filled, read: () => storage.get(channelId) };
+  return { deps: { signer, storage, salt: CHANNEL_SALT }, filled, read: () => storage.get(channelId) };
 }
 
 /** The channel this payer opens with the quote's service, as the client builds it, and how the ledger knows it. */
 export function channelOf(signer: ChannelSigner, quote: SchemeQuote & { url: string }): { identity: ChannelIdentity; requirements: PaymentRequirements } {
   const requirements = acceptedRequirementsOf(quote.option);
-  const config = buildChannelConfig({ signer, storage: new InMemoryClientChannelStorage(), salt: SALT }, requirements);
+  const config = buildChannelConfig({ signer, storage: new InMemoryClientChannelStorage(), salt: CHANNEL_SALT }, requirements);
   const channelId = computeChannelId(config, requirements.network).toLowerCase() as `0x${string}`;
   return {
     requirements,
@@ -103,7 +103,7 @@ export async function depositPayload(
   amount: bigint,
   cumulative: bigint,
 ) {
-  const config = buildChannelConfig({ signer, storage: new InMemoryClientChannelStorage(), salt: SALT }, channel.requirements);
+  const config = buildChannelConfig({ signer, storage: new InMemoryClientChannelStorage(), salt: CHANNEL_SALT }, channel.requirements);
   const result = await createBatchSettlementEIP3009DepositPayload(signer, 2, channel.requirements, config, amount.toString(), cumulative.toString());
   const voucher = (result.payload as { voucher?: { signature?: `0x${string}` } }).voucher;
   if (!voucher?.signature) throw new TypeError("the client's deposit payload carries no voucher");

@@ -14,6 +14,8 @@ export type DepositSize = { ok: true; amount: bigint } | { ok: false; reason: Pa
 
 export function depositSize(input: {
   price: bigint;
+  /** Calls the deposit is sized for; CALLS_PER_DEPOSIT unless named. */
+  calls?: bigint;
   /** The service's suggested deposit (`extra.minDeposit`), when it named one. */
   minDeposit?: bigint;
   /** What this call needs the channel to hold more: charged + price − deposited. */
@@ -22,7 +24,7 @@ export function depositSize(input: {
   balance: bigint;
 }): DepositSize {
   const { price, needed, room, balance } = input;
-  let amount = price * CALLS_PER_DEPOSIT;
+  let amount = price * (input.calls ?? CALLS_PER_DEPOSIT);
   if (input.minDeposit !== undefined && input.minDeposit > amount) amount = input.minDeposit;
   if (needed > amount) amount = needed;
   if (amount > room) amount = room;

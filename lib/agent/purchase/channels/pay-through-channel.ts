@@ -133,6 +133,7 @@ async function reserveDeposit(
     return giveUp("payment-failed", "The wallet's balance could not be read from the chain, so no deposit is made; nothing was signed.");
   const size = depositSize({
     price,
+    ...(deps.channelDepositCalls === undefined ? {} : { calls: deps.channelDepositCalls }),
     minDeposit: channelTermsOf(quote.option).minDeposit,
     needed: state.charged + price - state.deposited,
     room: acquired.room,
