@@ -176,8 +176,8 @@ describe("paying through a channel", () => {
 
     sent = [];
     const none = fakeLedger([{ status: "deposit-needed", lease: "lease-3", channel: undefined, room: 999n, cumulative: PRICE }]);
-    const refused = await runPurchase(deps(none), request([], [option()]));
-    expect(refused).toMatchObject({
+    const noRoom = await runPurchase(deps(none), request([], [option()]));
+    expect(noRoom).toMatchObject({
       status: "failed",
       reason: "limit-exceeded",
       message: expect.stringMatching(/needs at least 0\.001 USDC, more than the 0\.000999 USDC left/),
