@@ -101,19 +101,19 @@ describe("the agent pays a channel service through its purchase path", () => {
       const before = { payer: await usdc(payer), payee: await usdc(payee), spent: (await store.ledger.spentToday(payer)).settled };
 
       const first = await buy("tick-feed");
-      expect(first.outcome).toMatchObject({ status: "delivered", amount: "0.001", channel: { cumulative: "1000" } });
+      expect(first.outcome).toMatchObject({ status: "delivered", amount: "0.001", voucher: { cumulative: "1000" } });
       const depositTx = first.outcome.status === "delivered" ? first.outcome.txHash : "";
       expect(depositTx).toMatch(/^0x[0-9a-f]{64}$/);
       expect((await chain.getTransactionReceipt({ hash: depositTx as `0x${string}` })).status).toBe("success");
       expect(first.events.map((event) => event.status)).toEqual(["quoted", "signing", "verifying", "confirmed", "delivered"]);
       expect(first.events.find((event) => event.status === "signing")?.message).toMatch(/a deposit of 0\.25 USDC opens channel 0x/);
-      const channelId = first.outcome.status === "delivered" ? first.outcome.channel?.channelId : undefined;
+      const channelId = first.outcome.status === "delivered" ? first.outcome.voucher?.channelId : undefined;
       if (!channelId) throw new Error("the first call named no channel");
       const afterDeposit = await chain.getBlockNumber();
 
       for (let call = 2; call <= 200; call++) {
         const { outcome, events } = await buy("tick-feed");
-        expect(outcome, `call ${call}`).toMatchObject({ status: "delivered", txHash: "", channel: { channelId, cumulative: String(call * 1000) } });
+        expect(outcome, `call ${call}`).toMatchObject({ status: "delivered", txHash: "", voucher: { channelId, cumulative: String(call * 1000) } });
         if (call === 2) expect(events.find((event) => event.status === "verifying")?.message).toMatch(/voucher 2 on channel 0x/);
       }
       expect(await chain.getBlockNumber(), "no transaction while paying with vouchers").toBe(afterDeposit);

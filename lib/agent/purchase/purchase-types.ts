@@ -171,7 +171,7 @@ export type PurchaseOutcome =
       /** A metered payment: its signed ceiling, and how the settlement reads against the service's metering. */
       metered?: MeteredSettlement;
       /** Paid by a voucher on a payment channel: the channel and the voucher's cumulative amount (`txHash` is then the deposit's, or empty). */
-      channel?: { channelId: `0x${string}`; cumulative: string };
+      voucher?: { channelId: `0x${string}`; cumulative: string };
     }
   | { status: "free"; service: string; resource: string; data: ServiceData }
   /** Served without a payment to a wallet that signed in (sign-in-with-x) and had paid before. */

@@ -187,6 +187,6 @@ async function delivered(call: LeasedCall, answer: PaidAnswer, signature: `0x${s
     amount: paid,
     txHash: depositTx ?? "",
     data,
-    channel: { channelId, cumulative: cumulative.toString() },
+    voucher: { channelId, cumulative: cumulative.toString() },
   };
 }

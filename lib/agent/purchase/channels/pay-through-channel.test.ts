@@ -149,7 +149,7 @@ describe("paying through a channel", () => {
     ]);
     const startedAt = clock.now();
     const outcome = await runPurchase(deps(ledger), request([delivered(6_000n)]));
-    expect(outcome).toMatchObject({ status: "delivered", amount: "0.001", channel: { cumulative: "6000" } });
+    expect(outcome).toMatchObject({ status: "delivered", amount: "0.001", voucher: { cumulative: "6000" } });
     expect(clock.now() - startedAt).toBeGreaterThanOrEqual(400);
     expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "acquire", "acquire", "settle"]);
     expect(payloadOf(sent[0])).toMatchObject({ type: "voucher", voucher: { maxClaimableAmount: "6000" } });
@@ -217,7 +217,7 @@ describe("paying through a channel", () => {
       return send(call);
     };
     const outcome = await runPurchase(deps(ledger), request_);
-    expect(outcome).toMatchObject({ status: "delivered", channel: { cumulative: "8000" } });
+    expect(outcome).toMatchObject({ status: "delivered", voucher: { cumulative: "8000" } });
     expect(sent.map((call) => payloadOf(call).voucher?.maxClaimableAmount)).toEqual(["6000", "8000"]);
     expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "resync", "settle"]);
     expect(ledger.steps[1]?.input).toMatchObject({ lease: "lease-1", channel: { charged: 7_000n, signedMax: 7_000n, deposited: 50_000n } });
