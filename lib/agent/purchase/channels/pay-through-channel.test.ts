@@ -188,6 +188,45 @@ describe("paying through a channel", () => {
     expect(tracker.committedAmount).toBe(2n * PRICE);
   });
 
+  it("tops up a channel whose deposit no longer covers the call, the new voucher counting on from the service's charge", async () => {
+    const ledger = fakeLedger([{ status: "deposit-needed", lease: "lease-1", channel: state(100_000n, 100_000n), room: 10_000_000n, cumulative: 101_000n }]);
+    const deposit = `0x${"de".repeat(32)}`;
+    const outcome = await runPurchase(deps(ledger), request([delivered(101_000n, deposit)], [option()]));
+    expect(outcome).toMatchObject({ status: "delivered", txHash: deposit, voucher: { cumulative: "101000" } });
+    expect(payloadOf(sent[0])).toMatchObject({ type: "deposit", deposit: { amount: "100000" }, voucher: { maxClaimableAmount: "101000" } });
+    expect(ledger.steps.at(-1)?.input).toMatchObject({ charged: 101_000n, signedMax: 101_000n, deposit: { total: 200_000n, txHash: deposit } });
+  });
+
+  it("calls of this process on one channel take turns: the second asks the ledger only once the first settled", async () => {
+    let held = false;
+    const order: string[] = [];
+    let charged = 5_000n;
+    const ledger: ChannelLedger = {
+      ...fakeLedger([]),
+      acquire: () => {
+        if (held) {
+          order.push("busy");
+          return Promise.resolve({ status: "busy", retryInMs: 20 });
+        }
+        held = true;
+        order.push("acquire");
+        return Promise.resolve({ status: "voucher", lease: "lease", channel: state(charged, 50_000n), cumulative: charged + PRICE });
+      },
+      settle: (input) => {
+        order.push("settle");
+        charged = input.charged;
+        held = false;
+        return Promise.resolve();
+      },
+    };
+    const first = request([delivered(6_000n)]);
+    const second = request([delivered(7_000n)]);
+    const [one, two] = await Promise.all([runPurchase(deps(ledger), first), runPurchase(deps(ledger), second)]);
+    expect([one, two]).toMatchObject([{ status: "delivered" }, { status: "delivered" }]);
+    expect(order).toEqual(["acquire", "settle", "acquire", "settle"]);
+    expect(sent.map((call) => payloadOf(call).voucher?.maxClaimableAmount)).toEqual(["6000", "7000"]);
+  });
+
   it("a corrective 402 proven by this wallet's own voucher resyncs the channel and retries once with the service's count", async () => {
     const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
     // The chain's view of the channel, as the client reads it to check the service's proof.
