@@ -108,7 +108,9 @@ export interface ChannelLedger {
    * cumulative and this call's `chargedAmount`, our voucher, a confirmed deposit (`deposit.total`:
    * the new total), commits the voucher's reservation at `chargedAmount` (the rest goes back to
    * the deposit's reservation), releases the lease, and moves the voucher's journal row to
-   * "delivered". `chargedAmount` above the price is refused (RangeError) and changes nothing.
+   * "delivered". `chargedAmount` above the price is refused (RangeError) and changes nothing:
+   * the lease and the reservation stay, for `abandon` (spent "unknown") to end. A lease another
+   * call took over (ours expired) is refused with ChannelLeaseLostError, nothing recorded.
    * A repeat of a settle that succeeded is a no-op.
    */
   settle(input: {

@@ -211,6 +211,46 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       expect((await voucher(channels, identity, callerA, "ab-a2")).cumulative).toBe(3n * PRICE);
     });
 
+    it("lets a caller whose budget is the deposit spend it through vouchers, and no further", async () => {
+      const { channels, store } = given();
+      const identity = newIdentity();
+      const budgets = { payer: identity.payer, payerLimit: 1_000_000n, scope: { key: "key:exact", dailyLimit: DEPOSIT } };
+      await openChannel(channels, identity, budgets, "e");
+      // The deposit's reservation already counts in this caller's budget: a voucher moved out of it does not count twice.
+      const second = await voucher(channels, identity, budgets, "e-v2");
+      await channels.settle({
+        channelId: identity.channelId,
+        lease: second.lease,
+        reservationId: "e-v2",
+        charged: second.cumulative,
+        chargedAmount: PRICE,
+        signedMax: second.cumulative,
+        signature: SIGNATURE,
+      });
+      expect(await store.ledger.spentInScope("key:exact")).toEqual({ settled: 2n * PRICE, reserved: DEPOSIT - 2n * PRICE });
+      // The rest of the deposit, voucher by voucher; then the budget is spent and the next price is refused.
+      for (let index = 3n; index * PRICE <= DEPOSIT; index += 1n) {
+        const next = await voucher(channels, identity, budgets, `e-v${index}`);
+        await channels.settle({
+          channelId: identity.channelId,
+          lease: next.lease,
+          reservationId: `e-v${index}`,
+          charged: next.cumulative,
+          chargedAmount: PRICE,
+          signedMax: next.cumulative,
+          signature: SIGNATURE,
+        });
+      }
+      expect(await store.ledger.spentInScope("key:exact")).toEqual({ settled: DEPOSIT, reserved: 0n });
+      expect(await channels.acquire({ identity, price: PRICE, budgets, reservationId: "e-last", leaseMs: 30_000 })).toEqual({
+        status: "refused",
+        reason: "scope",
+        spent: DEPOSIT,
+        reserved: 0n,
+        dailyLimit: DEPOSIT,
+      });
+    });
+
     it("returns what a call did not cost to the deposit's reservation, refuses a charge above the price without changing anything, and frees the rest on refund", async () => {
       const { channels, store } = given();
       const identity = newIdentity();
@@ -265,6 +305,7 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       await sql`UPDATE payment_channels SET lease_until = db_now_ms() - 1 WHERE channel_id = ${identity.channelId}`.execute(db);
       const taker = await voucher(channels, identity, caller, "l-v3");
       expect(taker.lease).not.toBe(crashed.lease);
+      expect(await store.journal.get("l-v2")).toMatchObject({ status: "pending" });
       await expect(
         channels.settle({
           channelId: identity.channelId,

@@ -12,6 +12,16 @@ describe("createStore", () => {
     await store.close();
   });
 
+  it("keeps payment channels on the database store only", async () => {
+    expect(createStore().channels).toBeUndefined();
+    const redis = createStore({ redisUrl: "redis://127.0.0.1:1", log: () => {} });
+    expect(redis.channels).toBeUndefined();
+    await redis.close();
+    const database = createStore({ database: { kind: "pglite" } });
+    expect(database.channels).toBeDefined();
+    await database.close();
+  });
+
   it("uses Redis when a URL is given, without connecting until first use", async () => {
     const store = createStore({ redisUrl: "redis://127.0.0.1:1", log: () => {} });
     expect(store.kind).toBe("redis");

@@ -19,8 +19,8 @@ import "server-only";
  * `network`, `payer`, and no `nonce` (the EIP-3009 reconciler leaves it alone). The voucher's
  * row (id: the caller's payment id, else its reservation id) is written by `channel_acquire`
  * ('signing', amount = price, resource/service/request key/conversation when given) and moved
- * by `channel_settle` ('delivered', amount = the charge) or `channel_abandon` ('failed' /
- * 'pending'). The deposit's row (written by `channel_reserve_deposit`, 'signing', amount = the
+ * by `channel_settle` ('delivered', amount = the charge), `channel_abandon` ('failed' /
+ * 'pending') or the acquire that takes over its expired lease ('pending'). The deposit's row (written by `channel_reserve_deposit`, 'signing', amount = the
  * deposit) becomes 'confirmed' with its transaction when a settle confirms it; the refund is a
  * row `refund:<channel id>:<tx>` ('confirmed', amount refunded, tx). Each event's `details`
  * hold `channelId`, `kind` (voucher, deposit, refund) and, for a voucher, `cumulative`.
@@ -92,7 +92,7 @@ export const paymentChannelsMigration: Migration = {
         ch payment_channels;
         now_ms bigint;
         used record;
-        drawn text;
+        drawn text; drawn_scope text; drawn_pool text;
         room numeric;
         needs_deposit boolean;
         status text; lease text; wait_ms bigint; reason text; spent numeric; held numeric; cap numeric;
@@ -122,7 +122,7 @@ export const paymentChannelsMigration: Migration = {
           needs_deposit := ch.state <> 'open' OR ch.deposited < ch.charged + p_price;
           -- A voucher is paid out of the deposit's reservation while it holds the price: the payer's sum is unchanged.
           IF NOT needs_deposit THEN
-            SELECT b.reservation_id INTO drawn FROM budget_reservations b
+            SELECT b.reservation_id, b.budget_key, b.pool_key INTO drawn, drawn_scope, drawn_pool FROM budget_reservations b
             WHERE b.reservation_id = ch.deposit_reservation_id AND b.state = 'reserved' AND b.expires_at > now_ms AND b.amount >= p_price;
           END IF;
           status := 'refused';
@@ -135,7 +135,8 @@ export const paymentChannelsMigration: Migration = {
               EXIT decide;
             END IF;
           END IF;
-          IF p_pool_key IS NOT NULL THEN
+          -- A caller's budget and the pool grow by the price unless the deposit's reservation already counts it there.
+          IF p_pool_key IS NOT NULL AND (drawn IS NULL OR drawn_pool IS DISTINCT FROM p_pool_key) THEN
             used := budget_use('pool', p_pool_key, now_ms, p_window_ms);
             room := least(room, p_pool_limit - used.settled - used.reserved);
             IF used.settled + used.reserved + p_price > p_pool_limit THEN
@@ -143,13 +144,17 @@ export const paymentChannelsMigration: Migration = {
               EXIT decide;
             END IF;
           END IF;
-          IF p_budget_key IS NOT NULL THEN
+          IF p_budget_key IS NOT NULL AND (drawn IS NULL OR drawn_scope IS DISTINCT FROM p_budget_key) THEN
             used := budget_use('scope', p_budget_key, now_ms, p_window_ms);
             room := least(room, p_budget_limit - used.settled - used.reserved);
             IF used.settled + used.reserved + p_price > p_budget_limit THEN
               reason := 'scope'; spent := used.settled; held := used.reserved; cap := p_budget_limit;
               EXIT decide;
             END IF;
+          END IF;
+          -- An expired lease is taken over: its call's outcome is unknown (a crashed instance), so its row says pending.
+          IF ch.lease_id IS NOT NULL AND ch.lease_payment_id IS NOT NULL THEN
+            PERFORM channel_journal_step(ch.lease_payment_id, 'pending', ch, NULL, NULL, now_ms, jsonb_build_object('kind', 'voucher', 'leaseExpired', true));
           END IF;
           lease := gen_random_uuid()::text;
           IF needs_deposit THEN
