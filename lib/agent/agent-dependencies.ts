@@ -80,6 +80,8 @@ export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDepende
     reconcileIntervalMs: deps.settings.reconcileIntervalMs,
     payeePolicy: deps.settings.payeePolicy,
     hasPaid: (payer, payTo) => deps.store.journal.hasPaid(payer, payTo),
+    // The database store's channel ledger; absent elsewhere, and channel offers are then not chosen.
+    channels: deps.store.channels,
     log: (entry) => console.error(JSON.stringify(entry)),
   };
 }

@@ -16,7 +16,9 @@ export function describeOutcome(outcome: PurchaseOutcome | { status: "refused"; 
         status: "paid",
         service: outcome.service,
         amountUsdc: outcome.amount,
-        txHash: outcome.txHash,
+        // A voucher on a payment channel has no transaction of its own: the channel says where it went.
+        ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+        ...(outcome.voucher ? { voucher: outcome.voucher } : {}),
         ...(outcome.metered ? { metered: outcome.metered } : {}),
         result: asUntrustedData(outcome.data),
       };

@@ -15,7 +15,7 @@ import { isCallMethod } from "../x402/input-contract";
 import { decodePaymentSignatureHeader } from "../x402/payment-signature-header";
 import { selectPayableRequirement } from "../x402/payment-requirements";
 import { DEFAULT_CONTENT_TYPE } from "../x402/request-body";
-import { PAYABLE_SCHEMES, schemeOf } from "../agent/purchase/schemes/payment-schemes";
+import { SCHEMES_WITHOUT_CHANNELS, schemeOf } from "../agent/purchase/schemes/payment-schemes";
 
 /** A signature must leave at least this long to settle. */
 const MIN_SECONDS_LEFT = 6;
@@ -42,10 +42,10 @@ export async function verifyApproval(input: VerifyApprovalInput): Promise<Approv
     });
   }
   const authorization = payload.payload.authorization;
-  // Either scheme a person's wallet signs; which one is the accepted requirement's, and the
-  // authorization must be of that scheme's shape.
+  // Either scheme a person's wallet signs (never a channel's); which one is the accepted
+  // requirement's, and the authorization must be of that scheme's shape.
   const selection = selectPayableRequirement({ x402Version: payload.x402Version as 1 | 2, accepts: [payload.accepted] }, input.network, {
-    schemes: PAYABLE_SCHEMES,
+    schemes: SCHEMES_WITHOUT_CHANNELS,
   });
   if (!selection.ok) throw new AppError("payment_required:mismatch", { details: selection.reason });
   const option = selection.option;

@@ -25,5 +25,10 @@ export type AppDependencies = AgentDependencies & {
 
 /** What the reconciler needs, from the app's dependencies (shared by the timer and the cron route). */
 export function reconcileDependenciesOf(deps: AppDependencies): ReconcileDependencies {
-  return { chain: deps.chain, ledger: deps.store.ledger, journal: deps.store.journal, now: deps.now };
+  const { channels } = deps.store;
+  const channelRefunds =
+    channels && deps.agentAccount
+      ? { channels, account: deps.agentAccount, chain: deps.chain, fetch: deps.fetch, idleMs: deps.env.CHANNEL_IDLE_REFUND_SECONDS * 1000 }
+      : undefined;
+  return { chain: deps.chain, ledger: deps.store.ledger, journal: deps.store.journal, now: deps.now, ...(channelRefunds ? { channelRefunds } : {}) };
 }

@@ -2,25 +2,44 @@ import "server-only";
 /**
  * One run of the reconciler, as the timer and the cron route both run it: payments left
  * undecided first (that frees the reservations of payments that died, so their payer accounts
- * are idle again), then the sweep of ended grants' float. The sweep runs even when the
- * payments' pass failed, and that failure is thrown after it.
+ * are idle again), then the sweep of ended grants' float, then the refund of idle payment
+ * channels (CHANNEL_IDLE_REFUND_SECONDS; their refunds go through the services, after the
+ * chain's own work). The later passes run even when the payments' pass failed, and that
+ * failure is thrown after them.
  */
+import { refundIdleChannels } from "../agent/purchase/channels/refund-idle-channels";
 import { reconcilePendingPayments, type ReconcileReport } from "../agent/purchase/reconcile-pending";
 import { sweepEndedGrants, type GrantSweepReport } from "../grants/sweep-ended-grants";
 import { formatUsdc } from "../money";
 import { reconcileDependenciesOf, type AppDependencies } from "./app-dependencies";
 
-/** The payments' report, and the grants' with the float returned in USDC (as JSON carries it). */
-export type ReconcileRunReport = ReconcileReport & { grants: Omit<GrantSweepReport, "floatReturned"> & { floatReturned: string } };
+/** The payments' report, the grants' and the channels' with their amounts in USDC (as JSON carries them). */
+export type ReconcileRunReport = ReconcileReport & {
+  grants: Omit<GrantSweepReport, "floatReturned"> & { floatReturned: string };
+  channelRefunds?: { refunded: number; failed: number; amount: string };
+};
 
 export async function reconcileOnce(deps: AppDependencies, log?: (entry: Record<string, unknown>) => void): Promise<ReconcileRunReport> {
-  const payments = await reconcilePendingPayments({ ...reconcileDependenciesOf(deps), ...(log ? { log } : {}) }).then(
+  const reconcile = reconcileDependenciesOf(deps);
+  const payments = await reconcilePendingPayments({ ...reconcile, ...(log ? { log } : {}) }).then(
     (report) => ({ report }),
     (error: unknown) => ({ error }),
   );
   const grants = await sweepGrantsOf(deps, log);
+  // Without a channel ledger or an agent wallet no channel was ever opened.
+  const refunds = reconcile.channelRefunds
+    ? await refundIdleChannels({ ...reconcile.channelRefunds, ...(log ? { log } : {}) }).catch((error: unknown) => {
+        // The ledger could not list idle channels: nothing was refunded, the next run tries again.
+        console.error(JSON.stringify({ level: "error", event: "channel-refunds-failed", error: String(error) }));
+        return { refunded: 0, failed: 1, amount: 0n };
+      })
+    : undefined;
   if ("error" in payments) throw payments.error;
-  return { ...payments.report, grants: { ...grants, floatReturned: formatUsdc(grants.floatReturned) } };
+  return {
+    ...payments.report,
+    grants: { ...grants, floatReturned: formatUsdc(grants.floatReturned) },
+    ...(refunds ? { channelRefunds: { refunded: refunds.refunded, failed: refunds.failed, amount: formatUsdc(refunds.amount) } } : {}),
+  };
 }
 
 /** The sweep with the app's store and payers; nothing to sweep without a relayer (no grant pays then). */

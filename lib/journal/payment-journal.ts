@@ -22,8 +22,11 @@ export type JournalEntry = {
   method?: string;
   /** Base units: the price; for a metered payment its ceiling until it settles, then what it settled. */
   amount?: bigint;
-  /** `upto` for a metered payment (Permit2 permit for a ceiling); absent for `exact` (EIP-3009). */
-  scheme?: "upto";
+  /**
+   * `upto` for a metered payment (Permit2 permit for a ceiling), `batch-settlement` for a channel's
+   * deposit, voucher or refund; absent for `exact` (EIP-3009).
+   */
+  scheme?: "upto" | "batch-settlement";
   /** A metered payment's signed ceiling, base units (migration 0011). */
   ceiling?: bigint;
   /** A metered payment that settled more than the service's own metering says. */

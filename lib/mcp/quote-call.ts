@@ -12,6 +12,7 @@ import type { AppDependencies } from "../doors/app-dependencies";
 import { askWithoutPaying } from "../agent/purchase/ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "../agent/purchase/quote-stage";
 import { schemeOf } from "../agent/purchase/schemes/payment-schemes";
+import { channelAccessOf } from "../agent/purchase/channels/pay-through-channel";
 import type { EffectiveLimits } from "../limits/spending-limits-input";
 import { formatUsdc } from "../money";
 import { readDailyRoom, type DailyUse } from "./daily-room";
@@ -95,7 +96,7 @@ export async function quoteCall(deps: AppDependencies, request: QuoteRequest): P
   }
 
   // 2. The option a `buy` would pay, chosen as the purchase chooses it (quote-stage.ts).
-  const selection = chooseOption(deps.network, answer.paymentRequired, limits, 0n);
+  const selection = chooseOption(deps.network, answer.paymentRequired, limits, 0n, channelAccessOf({ channels: deps.store.channels }, { kind: "agent" }));
   if (!selection.ok) return { status: "unavailable", message: `${service}: ${selection.reason}.` };
   const option = selection.option;
   const scheme = schemeOf(option);

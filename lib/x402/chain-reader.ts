@@ -64,7 +64,16 @@ export type ChainReader = {
   permitSettlementIn(hash: `0x${string}`, permit: PermitRef): Promise<PermitSettlement | false | undefined>;
   /** The settlement of this permit among the recent transfers from payer to payee, if one can be found. */
   findPermitSettlement(permit: PermitRef): Promise<(PermitSettlement & { txHash: `0x${string}` }) | undefined>;
+  /**
+   * A view call as the official x402 client's signer makes one: its batch-settlement code reads
+   * a channel's balance and claims with it to check a service's corrective 402. Absent: such a
+   * 402 cannot be checked, and the call is not retried.
+   */
+  readContract?(args: ContractRead): Promise<unknown>;
 };
+
+/** The view call the official client's `ClientEvmSigner.readContract` makes. */
+export type ContractRead = { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] };
 
 export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`; timeoutMs?: number }): ChainReader {
   // No cached block number: a search for a settlement up to a head read seconds ago would miss
@@ -76,6 +85,8 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
     // CPU per call in a profile of the server under load.
     transport: http(options.rpcUrl, { timeout: options.timeoutMs ?? 5_000, retryCount: 1, fetchFn: undiciFetch as typeof fetch }),
   });
+  // viem's client makes the official client's untyped view calls as they come.
+  const contracts: { readContract(args: ContractRead): Promise<unknown> } = client;
   async function permitSettlementIn(hash: `0x${string}`, permit: PermitRef): Promise<PermitSettlement | false | undefined> {
     let receipt;
     try {
@@ -141,6 +152,7 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
       }
       return undefined;
     },
+    readContract: (args) => contracts.readContract(args),
     async transactionUsedAuthorization(hash, authorizer, nonce) {
       let receipt;
       try {

@@ -63,9 +63,11 @@ export function readListing(raw: unknown, network: PayableNetwork): ServiceListi
 
 // Terms as the item's version reads them, else as the other's: the spec's list example (v2 §8.1)
 // says `x402Version: 1` with v2 terms (`amount`). Only the listed price depends on it.
-// A metered (`upto`) listing is payable too (by the agent wallet): its price is its ceiling.
+// A metered (`upto`) listing is payable too (by the agent wallet): its price is its ceiling; and
+// a channel (`batch-settlement`) one, by the agent wallet where a channel ledger is kept: its
+// price is one call's.
 function payableOption(version: 1 | 2, accepts: Record<string, unknown>[], network: PayableNetwork) {
-  const schemes = { schemes: ["exact", "upto"] } as const;
+  const schemes = { schemes: ["exact", "upto", "batch-settlement"] } as const;
   const selection = selectPayableRequirement({ x402Version: version, accepts }, network, schemes);
   return selection.ok ? selection : selectPayableRequirement({ x402Version: version === 1 ? 2 : 1, accepts }, network, schemes);
 }

@@ -41,6 +41,11 @@ export function acceptedRequirementsOf(option: PayableRequirement): PaymentRequi
   return requirements;
 }
 
+/** An option of a payment request in the protocol's shape (the same object), else undefined. */
+export function sdkRequirementsOf(value: unknown): PaymentRequirements | undefined {
+  return isSdkRequirements(value) ? value : undefined;
+}
+
 /** The request header that carries a payload: `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), base64 of its JSON. */
 export function paymentHeaderOf(payload: OutgoingPaymentPayload): { header: string; value: string } {
   // A v2 payload echoes the requirement it accepts; a v1 payload names scheme and network instead.

@@ -1,7 +1,8 @@
 /**
  * The purchase core's shape (docs/purchase-core.md), checked on the source itself:
  *
- * - outside the scheme modules (lib/agent/purchase/schemes/ and lib/x402/schemes/) no file in
+ * - outside the scheme modules (lib/agent/purchase/schemes/, lib/x402/schemes/ and the channel
+ *   path lib/agent/purchase/channels/) no file in
  *   lib/ branches on a scheme's name or reads a scheme's own terms off an option (`.upto`): the
  *   purchase asks the option's scheme, the 402 parser asks the offer reader registered by name;
  * - no `as unknown as` on the purchase path (lib/agent/purchase/): the transports hand over
@@ -16,13 +17,13 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const SCHEME_MODULES = ["lib/agent/purchase/schemes/", "lib/x402/schemes/"];
+const SCHEME_MODULES = ["lib/agent/purchase/schemes/", "lib/x402/schemes/", "lib/agent/purchase/channels/"];
 /** Wire halves of one scheme each, named for it: they may read their own scheme's terms. */
 const SCHEME_WIRE_FILES = ["lib/x402/upto-permit2.ts", "lib/x402/transfer-authorization.ts"];
 
 /** A test of a scheme's name, or a read of the upto terms, or an `isUpto`-style flag. */
 const SCHEME_BRANCH =
-  /scheme ?(===|!==) ?["'](exact|upto)["']|["'](exact|upto)["'] ?(===|!==)|\.upto\b|case ["'](exact|upto)["']|\bis(Upto|Exact)\b|\bupto \? /;
+  /scheme ?(===|!==) ?["'](exact|upto|batch-settlement)["']|["'](exact|upto|batch-settlement)["'] ?(===|!==)|\.(upto|channel)\b|case ["'](exact|upto|batch-settlement)["']|\bis(Upto|Exact|Channel)\b|\bupto \? /;
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(path.join(root, folder), { recursive: true, encoding: "utf8" })
@@ -50,6 +51,8 @@ describe("the purchase core's shape", () => {
     for (const line of [
       'if (option.scheme === "upto") {',
       "const unit = option.upto?.unitPrice;",
+      "const delay = option.channel?.withdrawDelay;",
+      'if (option.scheme === "batch-settlement") {',
       'case "exact":',
       'scheme: isUpto ? "upto" : "exact",',
       "const terms = upto ? permit : transfer;",

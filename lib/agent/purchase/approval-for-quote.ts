@@ -3,7 +3,7 @@ import type { ApprovalRequest } from "../../stream";
 import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import type { Quote } from "./purchase-types";
 import type { QuoteTypedData } from "./schemes/payment-scheme";
-import { schemeOf } from "./schemes/payment-schemes";
+import { approvalSchemeName, schemeOf } from "./schemes/payment-schemes";
 
 /**
  * What the user's wallet is asked to sign: the frozen quote, as the browser shows it and sends it
@@ -22,7 +22,7 @@ export function approvalRequest(quote: Quote, typedData: QuoteTypedData, permit2
     payTo: option.payTo,
     expiresAt: Number(quote.validBefore),
     x402Version: option.x402Version,
-    scheme: scheme.name,
+    scheme: approvalSchemeName(scheme),
     requirements: option.requirements,
     typedData,
     payer: quote.payer,

@@ -89,6 +89,7 @@ export function answerOf(result: unknown, toolName: string): PaidAnswer {
     content: new Response(null),
     settlement,
     refusal: () => Promise.resolve(paymentRefusalOf({ settlement, paymentRequired })),
+    ...(paymentRequired === undefined ? {} : { refused: true as const, paymentRequired: parsePaymentRequired(paymentRequired) }),
     description,
   });
   const request = readToolPaymentRequest(result);

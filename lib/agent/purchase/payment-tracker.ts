@@ -72,9 +72,8 @@ export class PaymentTracker {
   }
 
   /**
-   * Sends an event that moves no money: a resource served by sign-in-with-x without a payment,
-   * or a request for the person's go-ahead before anything is asked or signed
-   * (ask-confirmation.ts). So it is neither journaled nor listed in `d:`.
+   * Sends an event that moves no money (sign-in-with-x served it; the person's go-ahead is asked
+   * first, ask-confirmation.ts): neither journaled nor listed in `d:`.
    */
   moneyless(update: PaymentUpdate): void {
     if (this.writer.statusOf(update.id) === update.status) return;
@@ -96,6 +95,16 @@ export class PaymentTracker {
    */
   replay(update: PaymentUpdate): void {
     this.show(update);
+  }
+
+  /** Shows a step whose journal row another writer keeps (the channel ledger's statements): never journaled twice. */
+  journaledElsewhere(update: PaymentUpdate): void {
+    this.show(update);
+  }
+
+  /** The request this tracker journals under, for a writer that journals its steps itself. */
+  get journalKeys(): { requestKey: string; conversationId: string } | undefined {
+    return this.journaling && { requestKey: this.journaling.requestKey, conversationId: this.journaling.conversationId };
   }
 
   /** Streams the step and remembers it for `d:`; false when it repeats the current status. */

@@ -7,6 +7,7 @@ import type { LocalAccount } from "viem";
 import type { PayeePolicy } from "../../limits/payee-policy";
 import type { EffectiveLimits } from "../../limits/spending-limits-input";
 import type { NetworkConfig } from "../../network/network-config";
+import type { ChannelLedger } from "../../channels/channel-ledger";
 import type { SpendingLedger } from "../../store/store-types";
 import type { AgentConfirmation, ApprovalRequest, PaymentFailureReason, SettlementFlag } from "../../stream";
 import type { ChainReader } from "../../x402/chain-reader";
@@ -67,6 +68,14 @@ export type PaidAnswer = {
   settlement: unknown;
   /** Why it refused the payment, where it says so; may read what is left of the answer. */
   refusal(): Promise<PaymentRefusal | undefined>;
+  /**
+   * The payment request it sent again instead of delivering (a 402's `PAYMENT-REQUIRED`, an MCP
+   * tool's payment request), read by the 402 schemas; a channel service's corrective 402 carries
+   * its proven channel state there.
+   */
+  paymentRequired?: PaymentRequired;
+  /** It answered with a payment request instead of delivering (HTTP 402; an MCP tool's payment request again): the payment was refused. */
+  refused?: true;
   /** What the answer was, in a sentence, for a paid call that delivered nothing proven. */
   description: string;
 };
@@ -107,6 +116,14 @@ export type PurchaseDependencies = {
   payeePolicy?: PayeePolicy;
   /** Whether the payer has paid this payee before (a first payment is flagged to the person). */
   hasPaid?: (payer: string, payTo: string) => Promise<boolean>;
+  /**
+   * The channel ledger (the database store's): it leases each payment channel to one call at a
+   * time across instances and counts its deposit and vouchers in the budgets. Absent (the memory
+   * and Redis stores): channel (`batch-settlement`) options are not chosen.
+   */
+  channels?: ChannelLedger;
+  /** How many calls a channel's deposit is sized for (at least the service's suggested deposit); 100 unless named. */
+  channelDepositCalls?: bigint;
 };
 
 /** Who signs: the agent wallet (or a payer key a grant funds), or the user's own wallet, asked each time. */
@@ -153,6 +170,8 @@ export type PurchaseOutcome =
       paymentIdentifier?: string;
       /** A metered payment: its signed ceiling, and how the settlement reads against the service's metering. */
       metered?: MeteredSettlement;
+      /** Paid by a voucher on a payment channel: the channel and the voucher's cumulative amount (`txHash` is then the deposit's, or empty). */
+      voucher?: { channelId: `0x${string}`; cumulative: string };
     }
   | { status: "free"; service: string; resource: string; data: ServiceData }
   /** Served without a payment to a wallet that signed in (sign-in-with-x) and had paid before. */

@@ -20,18 +20,34 @@ import {
 } from "../../x402/payment-requirements";
 import type { Payer } from "./purchase-types";
 import type { Readiness } from "./schemes/payment-scheme";
-import { PAYABLE_SCHEMES, schemeOf } from "./schemes/payment-schemes";
+import { PAYABLE_SCHEMES, schemeOf, SCHEMES_WITHOUT_CHANNELS } from "./schemes/payment-schemes";
 
 /** One reason not to sign, in words that end before "; nothing was signed". */
 export type QuoteProblem = { reason: PaymentFailureReason; text: string };
 
 /**
- * The option paid: `exact` when its price fits the limits, else a metered (`upto`) ceiling that
- * fits; either wallet signs both (schemes/).
+ * Whether this purchase may pay through a payment channel: only the agent's own wallet, and
+ * only where a channel ledger serializes the channel's calls (the database store); else why not.
  */
-export function chooseOption(network: PayableNetwork, paymentRequired: PaymentRequired, limits: EffectiveLimits, spentThisRequest: bigint): SelectionResult {
+export type ChannelAccess = { ok: true } | { ok: false; reason: string };
+
+/**
+ * The option paid: `exact` when its price fits the limits, else a metered (`upto`) ceiling that
+ * fits; either wallet signs both (schemes/). A channel option only with channel access: without
+ * it, another option the service offers, else a refusal that says why.
+ */
+export function chooseOption(
+  network: PayableNetwork,
+  paymentRequired: PaymentRequired,
+  limits: EffectiveLimits,
+  spentThisRequest: bigint,
+  channels: ChannelAccess = { ok: false, reason: "this deployment keeps no channel ledger" },
+): SelectionResult {
   const fits = (amount: bigint) => checkPayment({ amount, limits, spentThisRequest }).ok;
-  return selectPayableRequirement(paymentRequired, network, { schemes: PAYABLE_SCHEMES, fits });
+  if (channels.ok) return selectPayableRequirement(paymentRequired, network, { schemes: PAYABLE_SCHEMES, fits });
+  const selection = selectPayableRequirement(paymentRequired, network, { schemes: SCHEMES_WITHOUT_CHANNELS, fits });
+  if (selection.ok || !selectPayableRequirement(paymentRequired, network, { schemes: PAYABLE_SCHEMES, fits }).ok) return selection;
+  return { ok: false, reason: `it is paid through a payment channel only, and ${channels.reason}` };
 }
 
 /**
@@ -107,7 +123,8 @@ export async function paymentProblems(input: PaymentChecks): Promise<PaymentChec
   }
   let balance: bigint | undefined;
   try {
-    balance = input.balance === undefined ? undefined : await input.balance;
+    // A channel call needs the wallet's money only for a deposit: the channel path checks that.
+    balance = input.balance === undefined || scheme.paysThroughChannel ? undefined : await input.balance;
   } catch {
     problems.push({ reason: "payment-failed", text: "The wallet's balance could not be read from the chain" });
     if (done()) return { problems, permit2Missing: false };

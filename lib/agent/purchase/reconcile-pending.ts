@@ -14,6 +14,7 @@ import type { SpendingLedger } from "../../store/store-types";
 import type { ChainReader } from "../../x402/chain-reader";
 import { readAuthorizationOutcome } from "./authorization-outcome";
 import { schemeNamed } from "./schemes/payment-schemes";
+import type { ChannelRefundDependencies } from "./channels/refund-idle-channels";
 import { EXPIRY_MARGIN_SECONDS } from "./authorization-window";
 
 export type ReconcileDependencies = {
@@ -22,6 +23,8 @@ export type ReconcileDependencies = {
   journal: PaymentJournal;
   now: () => number;
   log?: (entry: Record<string, unknown>) => void;
+  /** Where the agent pays through channels (the database store): idle channels are refunded by the same run. */
+  channelRefunds?: ChannelRefundDependencies;
 };
 
 export type ReconcileReport = { checked: number; settled: number; released: number; stillPending: number; inFlight: number; failed: number };

@@ -27,6 +27,7 @@ import { extensionsThatFit } from "../../x402/payment-signature-header";
 import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import { identifiedOutcome } from "./retry-safety";
 import { approvalRequest } from "./approval-for-quote";
+import { channelAccessOf, payThroughChannel } from "./channels/pay-through-channel";
 
 export { MIN_PAYMENT_WINDOW_SECONDS } from "./authorization-window";
 export { runApprovedPurchase } from "./run-approved-purchase";
@@ -60,7 +61,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   // service that knows this wallet paid serves it with no payment (sign-in-instead.ts).
   const signedIn = await signInInstead(deps, request, paymentRequired);
   if (signedIn) return signedIn;
-  const selection = chooseOption(deps.network, paymentRequired, request.limits, request.tracker.committedAmount);
+  const selection = chooseOption(deps.network, paymentRequired, request.limits, request.tracker.committedAmount, channelAccessOf(deps, request.payer));
   if (!selection.ok) return fail("payment-failed", `${request.service}: ${selection.reason}.`);
   const option = selection.option;
   const scheme = schemeOf(option);
@@ -153,10 +154,15 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
   // An upfront offer settles before the service works: a failure then is money already gone, so the quote says it.
   const upfrontNote = option.upfront ? "; paid up front: it settles before the service does the work" : "";
-  request.tracker.update(
-    { id: quote.id, status: "quoted", ...quoted, message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}${upfrontNote}.` },
-    journalTerms(quote),
-  );
+  const quotedEvent = {
+    id: quote.id,
+    status: "quoted" as const,
+    ...quoted,
+    message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}${upfrontNote}.`,
+  };
+  // A channel payment's journal rows are the channel ledger's own (channels/pay-through-channel.ts).
+  if (scheme.paysThroughChannel) request.tracker.journaledElsewhere(quotedEvent);
+  else request.tracker.update(quotedEvent, journalTerms(quote));
   const failQuote = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, subjectOf(quote), reason, message);
 
   // 4-5. Limits, in code, then the payer's balance and the scheme's readiness, before anything is signed.
@@ -173,6 +179,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const [problem] = checked.problems;
   if (problem) return failQuote(problem.reason, `${problem.text}; nothing was signed.`);
   const { permit2Missing } = checked;
+  if (scheme.paysThroughChannel) return identifiedOutcome(await payThroughChannel(deps, request, quote), quote);
 
   // A metered quote is signed as a Permit2 permit for its ceiling, an exact one as EIP-3009.
   const typedData = scheme.typedData(quote, deps.network.chainId);

@@ -6,6 +6,7 @@
  */
 import { paymentHeaderOf } from "../../x402/payment-payload";
 import { readResponseRefusal } from "../../x402/payment-refusal";
+import { readPaymentRequired } from "../../x402/payment-requirements";
 import { decodeSettlementHeader } from "../../x402/read-settlement";
 import { sendWithProof } from "./http-call";
 import type { OutboundFetch, SendWithPayment } from "./purchase-types";
@@ -18,6 +19,7 @@ export function sendOverHttp(fetch: OutboundFetch): SendWithPayment {
       content: response,
       settlement: decodeSettlementHeader(response.headers),
       refusal: () => readResponseRefusal(response),
+      ...(response.status === 402 ? { refused: true as const, paymentRequired: readPaymentRequired(response.headers, undefined) } : {}),
       description: `${call.service} answered HTTP ${response.status} to the payment.`,
     };
   };

@@ -5,7 +5,7 @@ import { DEFAULT_SCHEME, offerReaderFor, OFFER_READERS, storedSchemeOf } from ".
 describe("offer readers", () => {
   it("finds a reader only under a name it was registered by", () => {
     for (const reader of OFFER_READERS) expect(offerReaderFor(reader.name)).toBe(reader);
-    expect(offerReaderFor("batch-settlement")).toBeUndefined();
+    expect(offerReaderFor("deferred")).toBeUndefined();
     expect(offerReaderFor(undefined)).toBeUndefined();
   });
 

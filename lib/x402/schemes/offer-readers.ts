@@ -4,11 +4,12 @@
  * option only through it. A new scheme adds its reader here and its paying half in
  * lib/agent/purchase/schemes/.
  */
+import { batchSettlementOffer } from "./batch-settlement-offer";
 import { exactOffer } from "./exact-offer";
 import type { OfferReader, SchemeName } from "./payable-option";
 import { uptoOffer } from "./upto-offer";
 
-export const OFFER_READERS: readonly OfferReader[] = [exactOffer, uptoOffer];
+export const OFFER_READERS: readonly OfferReader[] = [exactOffer, uptoOffer, batchSettlementOffer];
 
 /** The scheme whose absence the journal writes as NULL: a row without a scheme is one of these. */
 export const DEFAULT_SCHEME = exactOffer.name;

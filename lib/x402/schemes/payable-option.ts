@@ -22,8 +22,17 @@ export const caip2Network = z.string().includes(":");
 export const PAYMENT_FLOWS = ["authorization", "upfront", "escrow"] as const;
 export type PaymentFlow = (typeof PAYMENT_FLOWS)[number];
 
-/** The schemes this code can pay: `exact` (EIP-3009) and `upto` (Permit2, x402 v2). */
-export type SchemeName = "exact" | "upto";
+/**
+ * The schemes this code can pay: `exact` (EIP-3009), `upto` (Permit2, x402 v2) and
+ * `batch-settlement` (a payment channel: one deposit, then a signed cumulative voucher per call).
+ */
+export type SchemeName = "exact" | "upto" | "batch-settlement";
+
+/**
+ * A `batch-settlement` option's channel terms (its extra): who signs the service's claims and
+ * refunds, how long a payer's own withdrawal waits, and the deposit the service suggests.
+ */
+export type ChannelTerms = { receiverAuthorizer: `0x${string}`; withdrawDelay: number; minDeposit?: bigint };
 
 /** One payable option, frozen from the service's answer. */
 export type PayableRequirement = {
@@ -42,6 +51,12 @@ export type PayableRequirement = {
    * Read only by the upto scheme's modules (upto-offer.ts, upto-permit2.ts, upto-scheme.ts).
    */
   upto?: { facilitator: `0x${string}`; unitPrice?: bigint };
+  /**
+   * Present for a `batch-settlement` option: `amount` is the price of one call, paid by a voucher
+   * on a channel with these terms. Read only by the channel modules (batch-settlement-offer.ts,
+   * lib/agent/purchase/channels/, the batch-settlement scheme).
+   */
+  channel?: ChannelTerms;
   /** Present when the offer settles before the service does the work (`paymentFlow: "upfront"`); the quote says so. */
   upfront?: true;
 };

@@ -6,6 +6,7 @@ import { getAddress, type Hex, type LocalAccount } from "viem";
 import type { ChainReader } from "../../../x402/chain-reader";
 import type { PayableRequirement } from "../../../x402/payment-requirements";
 import { isPermit2Authorization } from "../../../x402/payment-signature-header";
+import { isChannelOption } from "../../../x402/schemes/batch-settlement-offer";
 import { isUptoOption } from "../../../x402/schemes/upto-offer";
 import { buildPaymentPayload, buildTransferTypedData, recoverAuthorizationSigner, toViemTypedData } from "../../../x402/transfer-authorization";
 import type {
@@ -27,8 +28,9 @@ function transferTypedData(typedData: QuoteTypedData) {
 export const exactScheme: PaymentScheme = {
   name: "exact",
   // The offer readers (lib/x402/schemes/) give an option scheme terms only for a scheme that has them.
-  owns: (option: PayableRequirement) => !isUptoOption(option),
-  ownsAuthorization: (authorization: AuthorizationRef) => authorization.upto === undefined,
+  owns: (option: PayableRequirement) => !isUptoOption(option) && !isChannelOption(option),
+  paysThroughChannel: false,
+  ownsAuthorization: (authorization: AuthorizationRef) => authorization.upto === undefined && authorization.channel === undefined,
 
   typedData: (quote: SignedQuoteTerms, chainId: number) =>
     buildTransferTypedData(quote.option, quote.payer, chainId, { validAfter: quote.validAfter, validBefore: quote.validBefore, nonce: quote.nonce }),

@@ -38,6 +38,8 @@ export type AuthorizationRef = {
   validBefore: bigint;
   /** An upto permit: its Permit2 nonce derives from `nonce`, and it pays only `payTo`. */
   upto?: { payTo: `0x${string}` };
+  /** A channel voucher or deposit: no authorization of its own on chain; the channel ledger decides it. */
+  channel?: true;
 };
 
 export type AuthorizationOutcome =
@@ -85,6 +87,12 @@ export interface PaymentScheme {
   owns(option: PayableRequirement): boolean;
   /** Whether a reference to a signed authorization is this scheme's. */
   ownsAuthorization(authorization: AuthorizationRef): boolean;
+  /**
+   * Whether it pays through a channel the channel ledger leases (`batch-settlement`): after the
+   * checks, the purchase hands the quote to the channel path (../channels/), which signs a
+   * deposit or a voucher per call; the one-authorization methods below are then not used.
+   */
+  readonly paysThroughChannel: boolean;
 
   /** What to sign for the quote. */
   typedData(quote: SignedQuoteTerms, chainId: number): QuoteTypedData;

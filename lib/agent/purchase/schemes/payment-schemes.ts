@@ -4,16 +4,20 @@
  * Permit2 approve). Adding a scheme is a module implementing PaymentScheme, listed here.
  */
 import type { PayableRequirement } from "../../../x402/payment-requirements";
+import { batchSettlementScheme } from "./batch-settlement-scheme";
 import { exactScheme } from "./exact-scheme";
 import type { Metering, SettledPayment } from "../upto-settlement";
 import type { AuthorizationRef, PaymentScheme, SchemeQuote } from "./payment-scheme";
 import type { SchemeName } from "../../../x402/payment-requirements";
 import { uptoScheme } from "./upto-scheme";
 
-export const PAYMENT_SCHEMES: readonly PaymentScheme[] = [exactScheme, uptoScheme];
+export const PAYMENT_SCHEMES: readonly PaymentScheme[] = [exactScheme, uptoScheme, batchSettlementScheme];
 
 /** The names the option selection accepts. */
 export const PAYABLE_SCHEMES: readonly SchemeName[] = PAYMENT_SCHEMES.map((scheme) => scheme.name);
+
+/** The names the selection accepts where no channel can be paid (no channel ledger, or not the agent's own wallet). */
+export const SCHEMES_WITHOUT_CHANNELS: readonly SchemeName[] = PAYMENT_SCHEMES.filter((scheme) => !scheme.paysThroughChannel).map((scheme) => scheme.name);
 
 /** The scheme that pays an option (a selected option is always one of ours). */
 export function schemeOf(option: PayableRequirement): PaymentScheme {
@@ -54,4 +58,10 @@ export function journalTerms(quote: SchemeQuote & { payerKind: "agent" | "user";
     method: quote.method,
     ...schemeOf(option).words.journalFields(option.amount),
   };
+}
+
+/** A scheme's name as a person's approval names it: never a channel's (the selection does not offer channels to a person's wallet). */
+export function approvalSchemeName(scheme: PaymentScheme): Exclude<SchemeName, "batch-settlement"> {
+  if (scheme.name === "batch-settlement") throw new TypeError("a channel payment is never a person's approval");
+  return scheme.name;
 }

@@ -41,6 +41,7 @@ function permitTypedData(typedData: QuoteTypedData) {
 export const uptoScheme: PaymentScheme = {
   name: "upto",
   owns: (option: PayableRequirement) => isUptoOption(option),
+  paysThroughChannel: false,
   ownsAuthorization: (authorization: AuthorizationRef) => authorization.upto !== undefined,
 
   typedData: (quote: SignedQuoteTerms, chainId: number) =>

@@ -1,0 +1,309 @@
+/**
+ * The channel path through runPurchase, with a small fake of the channel ledger (the interface
+ * of lib/channels/channel-ledger.ts, kept in this file) and a scripted channel service on the
+ * transport ports: a busy channel is waited for, a deposit is sized and capped by the ledger's
+ * room, a corrective 402 resyncs and retries once, a refusal abandons with nothing spent.
+ */
+import { signVoucher } from "@x402/evm/batch-settlement/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { agent, chain, clock, events, resetPurchaseHarness, store, tracker } from "../../../../tests/support/purchase-harness";
+import { offlineNetwork } from "../../../../tests/support/offline-fixtures";
+import type { AcquireResult, ChannelLedger, ChannelState } from "../../../channels/channel-ledger";
+import type { PaidAnswer, PaidCall, PurchaseDependencies, PurchaseRequest } from "../purchase-types";
+import { runPurchase } from "../run-purchase";
+import { channelAccessOf } from "./pay-through-channel";
+
+const PRICE = 1_000n;
+const PAYEE = "0x1111111111111111111111111111111111111111";
+const URL_ = "http://127.0.0.1:9/ticks?symbol=BTC";
+
+const option = (extra: Record<string, unknown> = {}) => ({
+  scheme: "batch-settlement",
+  network: offlineNetwork.caip2,
+  amount: PRICE.toString(),
+  asset: offlineNetwork.usdc,
+  payTo: PAYEE,
+  maxTimeoutSeconds: 300,
+  extra: { name: "USD Coin", version: "2", receiverAuthorizer: "0x2222222222222222222222222222222222222222", withdrawDelay: 900, ...extra },
+});
+
+type Step = { method: keyof ChannelLedger; input: Record<string, unknown> };
+
+/** The fake ledger: scripted acquire answers, every call kept. */
+function fakeLedger(acquires: AcquireResult[], refuseDeposit = false): ChannelLedger & { steps: Step[] } {
+  const steps: Step[] = [];
+  const record = (method: keyof ChannelLedger) => (input: Record<string, unknown>) => {
+    steps.push({ method, input });
+    return Promise.resolve();
+  };
+  return {
+    steps,
+    acquire: (input) => {
+      steps.push({ method: "acquire", input });
+      const next = acquires.shift();
+      if (!next) throw new Error("no acquire scripted");
+      return Promise.resolve(next);
+    },
+    reserveDeposit: (input) => {
+      steps.push({ method: "reserveDeposit", input });
+      return Promise.resolve(refuseDeposit ? { status: "refused", reason: "daily", spent: 0n, reserved: 0n, dailyLimit: 1n } : { ok: true });
+    },
+    settle: record("settle"),
+    abandon: record("abandon"),
+    resync: record("resync"),
+    refunded: record("refunded"),
+    idle: () => Promise.resolve([]),
+    get: () => Promise.resolve(undefined),
+    ofPayer: () => Promise.resolve([]),
+  };
+}
+
+const state = (charged: bigint, deposited: bigint): ChannelState => ({
+  channelId: `0x${"ab".repeat(32)}`,
+  deposited,
+  charged,
+  signedMax: charged,
+  totalClaimed: 0n,
+  state: "open",
+});
+
+/** A channel service's answer: delivered with the official server's PAYMENT-RESPONSE fields. */
+function delivered(chargedCumulative: bigint, transaction = ""): PaidAnswer {
+  return {
+    delivered: true,
+    content: new Response(JSON.stringify({ symbol: "BTC", price: 1 }), { headers: { "content-type": "application/json" } }),
+    settlement: {
+      success: true,
+      transaction,
+      extra: { chargedAmount: PRICE.toString(), channelState: { chargedCumulativeAmount: chargedCumulative.toString() } },
+    },
+    refusal: () => Promise.resolve(undefined),
+    description: "delivered",
+  };
+}
+
+function refused(paymentRequired?: PaidAnswer["paymentRequired"]): PaidAnswer {
+  return {
+    delivered: false,
+    content: new Response(null, { status: 402 }),
+    settlement: undefined,
+    refusal: () => Promise.resolve({ stage: "verification", reason: "voucher_refused" }),
+    refused: true,
+    ...(paymentRequired ? { paymentRequired } : {}),
+    description: "402",
+  };
+}
+
+let sent: PaidCall[];
+beforeEach(() => {
+  resetPurchaseHarness();
+  sent = [];
+});
+
+function deps(ledger: ChannelLedger | undefined): PurchaseDependencies {
+  return {
+    network: offlineNetwork,
+    fetch: () => Promise.reject(new Error("no HTTP in this test")),
+    chain,
+    ledger: store.ledger,
+    quoteSecret: "unit-test-quote-secret-0123456789abcdef",
+    now: clock.now,
+    sleep: clock.sleep,
+    ...(ledger ? { channels: ledger } : {}),
+  };
+}
+
+let intents = 0;
+function request(answers: PaidAnswer[], accepts: Record<string, unknown>[] = [option({ minDeposit: "50000" })]): PurchaseRequest {
+  intents += 1;
+  return {
+    service: "tick-feed",
+    url: URL_,
+    method: "GET",
+    intent: `call-${intents}`,
+    ask: () => Promise.resolve({ status: "payment-required", paymentRequired: { x402Version: 2, resource: { url: URL_ }, accepts } }),
+    send: (call) => {
+      sent.push(call);
+      const answer = answers.shift();
+      if (!answer) throw new Error("no answer scripted");
+      return Promise.resolve(answer);
+    },
+    payer: { kind: "agent", account: agent },
+    limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: 10_000_000n },
+    maxPayments: 3,
+    tracker,
+    deadline: clock.now() + 30_000,
+  };
+}
+
+const payloadOf = (call: PaidCall | undefined) =>
+  (call?.payment.payload ?? {}) as { type?: string; voucher?: { maxClaimableAmount: string; channelId: `0x${string}` }; deposit?: { amount: string } };
+
+describe("paying through a channel", () => {
+  it("waits while another call holds the channel, then signs the next voucher and settles what the service charged", async () => {
+    const ledger = fakeLedger([
+      { status: "busy", retryInMs: 200 },
+      { status: "busy", retryInMs: 200 },
+      { status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n },
+    ]);
+    const startedAt = clock.now();
+    const outcome = await runPurchase(deps(ledger), request([delivered(6_000n)]));
+    expect(outcome).toMatchObject({ status: "delivered", amount: "0.001", voucher: { cumulative: "6000" } });
+    expect(clock.now() - startedAt).toBeGreaterThanOrEqual(400);
+    expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "acquire", "acquire", "settle"]);
+    expect(payloadOf(sent[0])).toMatchObject({ type: "voucher", voucher: { maxClaimableAmount: "6000" } });
+    expect(ledger.steps.at(-1)?.input).toMatchObject({ lease: "lease-1", charged: 6_000n, chargedAmount: PRICE, signedMax: 6_000n });
+    expect(events.map((event) => event.payment.status)).toEqual(["quoted", "signing", "verifying", "confirmed", "delivered"]);
+    expect(events.find((event) => event.payment.status === "verifying")?.payment.message).toMatch(/voucher 6 on channel 0x/);
+    // The ledger journals the channel's rows: the tracker wrote none.
+    expect(await store.journal.get(outcome.status === "delivered" ? outcome.paymentId : "")).toBeUndefined();
+  });
+
+  it("sizes a deposit at the suggested deposit or 100 prices, capped by the ledger's room, and sends it with the first voucher", async () => {
+    const roomy = fakeLedger([{ status: "deposit-needed", lease: "lease-1", channel: undefined, room: 10_000_000n, cumulative: PRICE }]);
+    const deposit = `0x${"de".repeat(32)}`;
+    await runPurchase(deps(roomy), request([delivered(PRICE, deposit)], [option({ minDeposit: "250000" })]));
+    expect(roomy.steps.find((step) => step.method === "reserveDeposit")?.input).toMatchObject({ amount: 250_000n });
+    expect(payloadOf(sent[0])).toMatchObject({ type: "deposit", deposit: { amount: "250000" }, voucher: { maxClaimableAmount: "1000" } });
+    expect(roomy.steps.at(-1)).toMatchObject({ method: "settle", input: { deposit: { total: 250_000n, txHash: deposit } } });
+
+    sent = [];
+    const tight = fakeLedger([{ status: "deposit-needed", lease: "lease-2", channel: undefined, room: 30_000n, cumulative: PRICE }]);
+    await runPurchase(deps(tight), request([delivered(PRICE, deposit)], [option()]));
+    // 100 prices would be 100 000; the room allows 30 000.
+    expect(tight.steps.find((step) => step.method === "reserveDeposit")?.input).toMatchObject({ amount: 30_000n });
+
+    sent = [];
+    const none = fakeLedger([{ status: "deposit-needed", lease: "lease-3", channel: undefined, room: 999n, cumulative: PRICE }]);
+    const noRoom = await runPurchase(deps(none), request([], [option()]));
+    expect(noRoom).toMatchObject({
+      status: "failed",
+      reason: "limit-exceeded",
+      message: expect.stringMatching(/needs at least 0\.001 USDC, more than the 0\.000999 USDC left/),
+    });
+    expect(none.steps.map((step) => step.method)).toEqual(["acquire", "abandon"]);
+    expect(none.steps.at(-1)?.input).toMatchObject({ spent: "nothing" });
+    expect(sent).toEqual([]);
+    expect(tracker.committedAmount).toBe(2n * PRICE);
+  });
+
+  it("tops up a channel whose deposit no longer covers the call, the new voucher counting on from the service's charge", async () => {
+    const ledger = fakeLedger([{ status: "deposit-needed", lease: "lease-1", channel: state(100_000n, 100_000n), room: 10_000_000n, cumulative: 101_000n }]);
+    const deposit = `0x${"de".repeat(32)}`;
+    const outcome = await runPurchase(deps(ledger), request([delivered(101_000n, deposit)], [option()]));
+    expect(outcome).toMatchObject({ status: "delivered", txHash: deposit, voucher: { cumulative: "101000" } });
+    expect(payloadOf(sent[0])).toMatchObject({ type: "deposit", deposit: { amount: "100000" }, voucher: { maxClaimableAmount: "101000" } });
+    expect(ledger.steps.at(-1)?.input).toMatchObject({ charged: 101_000n, signedMax: 101_000n, deposit: { total: 200_000n, txHash: deposit } });
+  });
+
+  it("calls of this process on one channel take turns: the second asks the ledger only once the first settled", async () => {
+    let held = false;
+    const order: string[] = [];
+    let charged = 5_000n;
+    const ledger: ChannelLedger = {
+      ...fakeLedger([]),
+      acquire: () => {
+        if (held) {
+          order.push("busy");
+          return Promise.resolve({ status: "busy", retryInMs: 20 });
+        }
+        held = true;
+        order.push("acquire");
+        return Promise.resolve({ status: "voucher", lease: "lease", channel: state(charged, 50_000n), cumulative: charged + PRICE });
+      },
+      settle: (input) => {
+        order.push("settle");
+        charged = input.charged;
+        held = false;
+        return Promise.resolve();
+      },
+    };
+    const first = request([delivered(6_000n)]);
+    const second = request([delivered(7_000n)]);
+    const [one, two] = await Promise.all([runPurchase(deps(ledger), first), runPurchase(deps(ledger), second)]);
+    expect([one, two]).toMatchObject([{ status: "delivered" }, { status: "delivered" }]);
+    expect(order).toEqual(["acquire", "settle", "acquire", "settle"]);
+    expect(sent.map((call) => payloadOf(call).voucher?.maxClaimableAmount)).toEqual(["6000", "7000"]);
+  });
+
+  it("a corrective 402 proven by this wallet's own voucher resyncs the channel and retries once with the service's count", async () => {
+    const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
+    // The chain's view of the channel, as the client reads it to check the service's proof.
+    Object.assign(chain, { readContract: () => Promise.resolve([50_000n, 0n]) });
+    const answers: PaidAnswer[] = [];
+    const request_ = request(answers);
+    const send = request_.send!;
+    request_.send = async (call) => {
+      if (sent.length === 0) {
+        const { channelId } = payloadOf(call).voucher!;
+        const proof = await signVoucher(toClientEvmSigner(agent), channelId, "7000", offlineNetwork.caip2);
+        const extra = {
+          ...option().extra,
+          channelState: { chargedCumulativeAmount: "7000" },
+          voucherState: { signedMaxClaimable: "7000", signature: proof.signature },
+        };
+        answers.push(
+          refused({
+            x402Version: 2,
+            error: "invalid_batch_settlement_evm_cumulative_amount_mismatch",
+            resource: { url: URL_ },
+            accepts: [{ ...option(), extra }],
+          }),
+          delivered(8_000n),
+        );
+      }
+      return send(call);
+    };
+    const outcome = await runPurchase(deps(ledger), request_);
+    expect(outcome).toMatchObject({ status: "delivered", voucher: { cumulative: "8000" } });
+    expect(sent.map((call) => payloadOf(call).voucher?.maxClaimableAmount)).toEqual(["6000", "8000"]);
+    expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "resync", "settle"]);
+    expect(ledger.steps[1]?.input).toMatchObject({ lease: "lease-1", channel: { charged: 7_000n, signedMax: 7_000n, deposited: 50_000n } });
+    expect(events.find((event) => event.payment.status === "confirmed")?.payment.message).toMatch(/had counted 0\.007 USDC/);
+  });
+
+  it("a second corrective 402 is not followed: the voucher is abandoned, nothing spent", async () => {
+    const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
+    const outcome = await runPurchase(deps(ledger), request([refused(), refused()]));
+    expect(outcome).toMatchObject({ status: "failed", reason: "payment-failed", message: expect.stringMatching(/voucher was refused, so nothing was spent/) });
+    expect(sent).toHaveLength(1);
+    expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "abandon"]);
+    expect(ledger.steps[1]?.input).toMatchObject({ lease: "lease-1", spent: "nothing" });
+    expect(tracker.committedAmount).toBe(0n);
+  });
+
+  it("a service that answers otherwise after the voucher left may have counted it: abandoned as unknown, the request's claim kept", async () => {
+    const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
+    const failure: PaidAnswer = {
+      ...refused(),
+      refused: undefined,
+      content: new Response("oops", { status: 500 }),
+      refusal: () => Promise.resolve(undefined),
+      description: "tick-feed answered HTTP 500 to the payment.",
+    };
+    const outcome = await runPurchase(deps(ledger), request([failure]));
+    expect(outcome).toMatchObject({ status: "failed", message: expect.stringMatching(/may have counted the voucher/) });
+    expect(ledger.steps[1]?.input).toMatchObject({ spent: "unknown" });
+    expect(tracker.committedAmount).toBe(PRICE);
+  });
+
+  it("is not chosen without a channel ledger, for a person's wallet or a grant's payer: another option is, or a reason", async () => {
+    const exact: Record<string, unknown> = { ...option(), scheme: "exact", extra: { name: "USD Coin", version: "2" } };
+    const noLedger = await runPurchase(deps(undefined), request([], [option()]));
+    expect(noLedger).toMatchObject({
+      status: "failed",
+      message: expect.stringMatching(/paid through a payment channel only, and this deployment keeps no channel ledger/),
+    });
+    expect(channelAccessOf({}, { kind: "agent" })).toMatchObject({ ok: false });
+    expect(channelAccessOf({ channels: fakeLedger([]) }, { kind: "user" })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not from a person's own wallet/),
+    });
+    expect(channelAccessOf({ channels: fakeLedger([]) }, { kind: "agent", funding: {} })).toMatchObject({ ok: false, reason: expect.stringMatching(/grant/) });
+    expect(channelAccessOf({ channels: fakeLedger([]) }, { kind: "agent" })).toEqual({ ok: true });
+    const user = await runPurchase(deps(fakeLedger([])), { ...request([], [option(), exact]), payer: { kind: "user", address: agent.address } });
+    expect(user).toMatchObject({ status: "awaiting-approval" });
+    expect(events.filter((event) => event.payment.status === "awaiting-approval").at(-1)?.payment.message).not.toMatch(/channel/);
+  });
+});
