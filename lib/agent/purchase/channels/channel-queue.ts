@@ -1,12 +1,19 @@
 /**
- * Calls on one channel take turns in this process: each waits for the one before it on a
+ * Calls on one channel take turns within an instance: each waits for the one before it on a
  * promise chain, so an instance never asks the database for a lease it holds itself. Across
- * instances the channel ledger's lease serializes them (a `busy` answer, retried).
+ * instances the channel ledger's lease serializes them (a `busy` answer, retried). An instance
+ * is its channel ledger (one per store, and so one per app), so two instances living in one
+ * process, as in a test, still meet only at the database.
  */
-const tails = new Map<string, Promise<void>>();
+const queues = new WeakMap<object, Map<string, Promise<void>>>();
 
-/** Runs `work` once every earlier call on `key` in this process has finished (however it ended). */
-export async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
+/** Runs `work` once every earlier call on `key` through the same `ledger` has finished (however it ended). */
+export async function inTurn<T>(ledger: object, key: string, work: () => Promise<T>): Promise<T> {
+  let tails = queues.get(ledger);
+  if (!tails) {
+    tails = new Map();
+    queues.set(ledger, tails);
+  }
   const before = tails.get(key) ?? Promise.resolve();
   let done!: () => void;
   const mine = new Promise<void>((resolve) => {

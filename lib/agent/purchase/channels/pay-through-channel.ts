@@ -55,7 +55,7 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
   const signer = channelSigner(request.payer.account, deps.chain);
   const channel = channelOf(signer, quote);
   const budgets = channelBudgetsOf(quote.payer, request.limits);
-  return inTurn(channel.identity.channelId, async () => {
+  return inTurn(ledger, channel.identity.channelId, async () => {
     const acquired = await acquireInTime(deps, ledger, request, {
       identity: channel.identity,
       price,
