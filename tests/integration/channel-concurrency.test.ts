@@ -10,11 +10,9 @@
  */
 import { getAddress, parseUnits, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBaseModel } from "../../lib/agent/model/create-chat-model";
 import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
 import { runPurchase, type PurchaseOutcome } from "../../lib/agent/purchase/run-purchase";
-import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { localAccount } from "../../lib/crypto/secp256k1";
 import type { AppDependencies } from "../../lib/doors/app-dependencies";
 import { StreamWriter } from "../../lib/stream";
@@ -22,6 +20,7 @@ import { createStore } from "../../lib/store/create-store";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { createPublicClient, http } from "viem";
 import { loadContractArtifact } from "../../devnet/contracts/contract-artifacts";
+import { startSecondInstance } from "../support/second-instance";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../support/postgres-server";
 
@@ -43,11 +42,7 @@ beforeAll(async () => {
     devnet: { channelClaimIntervalSeconds: 0, heartbeatSeconds: 0, settleTimeoutMs: 10_000 },
   });
   // The second instance: the same configuration, its own store connection and clients.
-  second = createAppDependencies(harness.env, {
-    network: harness.deps.network,
-    store: createStore({ database: { kind: "postgres", url } }),
-    baseModel: createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: harness.env.MODEL, demoChunkDelayMs: 0 }),
-  });
+  second = startSecondInstance(harness, url);
 }, 120_000);
 
 afterAll(async () => {

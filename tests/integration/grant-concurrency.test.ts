@@ -7,8 +7,6 @@
 import { createPublicClient, http, parseAbi, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBaseModel } from "../../lib/agent/model/create-chat-model";
-import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
 import { handleChatRequest } from "../../lib/chat/handle-chat-request";
 import type { AppDependencies } from "../../lib/doors/app-dependencies";
@@ -17,6 +15,7 @@ import { grantScope } from "../../lib/grants/grants";
 import { handleCreateGrant, handlePrepareGrant } from "../../lib/grants/handle-grants-request";
 import { decodeAll } from "../../lib/stream";
 import { createStore } from "../../lib/store/create-store";
+import { startSecondInstance } from "../support/second-instance";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../support/postgres-server";
 
@@ -36,11 +35,7 @@ beforeAll(async () => {
   const url = await postgres.database();
   harness = await startChatHarness({ store: createStore({ database: { kind: "postgres", url } }) });
   // The second instance: the same configuration, its own store connection and clients.
-  second = createAppDependencies(harness.env, {
-    network: harness.deps.network,
-    store: createStore({ database: { kind: "postgres", url } }),
-    baseModel: createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: harness.env.MODEL, demoChunkDelayMs: 0 }),
-  });
+  second = startSecondInstance(harness, url);
 }, 120_000);
 
 afterAll(async () => {

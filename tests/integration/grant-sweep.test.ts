@@ -8,8 +8,6 @@
 import { createPublicClient, http, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBaseModel } from "../../lib/agent/model/create-chat-model";
-import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import { grantsDependenciesOf } from "../../lib/app/grants-dependencies";
 import type { AppDependencies } from "../../lib/doors/app-dependencies";
 import { reconcileOnce, type ReconcileRunReport } from "../../lib/doors/reconcile-once";
@@ -17,6 +15,7 @@ import { handleListGrants, type GrantsDependencies } from "../../lib/grants/hand
 import type { GrantView } from "../../lib/grants/grant-view";
 import { formatUsdc } from "../../lib/money";
 import { createStore } from "../../lib/store/create-store";
+import { startSecondInstance } from "../support/second-instance";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
 import { grantRequest, signGrant } from "../support/grant-signing";
 import { skipPostgresTests, startPostgresServer, type PostgresServerHandle } from "../support/postgres-server";
@@ -37,12 +36,7 @@ beforeAll(async () => {
   const url = await postgres.database();
   harness = await startChatHarness({ store: createStore({ database: { kind: "postgres", url } }), now });
   // The second instance: the same configuration and clock, its own store connection and clients.
-  second = createAppDependencies(harness.env, {
-    network: harness.deps.network,
-    store: createStore({ database: { kind: "postgres", url } }),
-    baseModel: createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: harness.env.MODEL, demoChunkDelayMs: 0 }),
-    now,
-  });
+  second = startSecondInstance(harness, url, { now });
   grantsDeps = grantsDependenciesOf(harness.deps);
 }, 120_000);
 
