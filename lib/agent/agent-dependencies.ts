@@ -26,6 +26,8 @@ export type AgentSettings = {
   approvalTtlSeconds?: number;
   agentAuthorizationTtlSeconds?: number;
   reconcileIntervalMs?: number;
+  /** Calls a channel's deposit is sized for (CHANNEL_DEPOSIT_CALLS); the deposit strategy's default when unset. */
+  channelDepositCalls?: bigint;
 };
 
 export type AccessSettings = {
@@ -82,6 +84,7 @@ export function purchaseDependenciesOf(deps: AgentDependencies): PurchaseDepende
     hasPaid: (payer, payTo) => deps.store.journal.hasPaid(payer, payTo),
     // The database store's channel ledger; absent elsewhere, and channel offers are then not chosen.
     channels: deps.store.channels,
+    ...(deps.settings.channelDepositCalls === undefined ? {} : { channelDepositCalls: deps.settings.channelDepositCalls }),
     log: (entry) => console.error(JSON.stringify(entry)),
   };
 }

@@ -123,6 +123,7 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
       temperatures: { payment: env.TEMPERATURE_PAYMENT, standard: env.TEMPERATURE_DEFAULT, discovery: env.TEMPERATURE_DISCOVERY },
       approvalTtlSeconds: env.APPROVAL_TTL_SECONDS,
       agentAuthorizationTtlSeconds: env.AGENT_AUTHORIZATION_TTL_SECONDS,
+      channelDepositCalls: BigInt(env.CHANNEL_DEPOSIT_CALLS),
     },
     now,
     // Only a test's clock reaches the store's day windows; unset, the store's own clock cuts them.

@@ -34,7 +34,13 @@ beforeAll(async () => {
   if (!store.channels) throw new Error("the database store has no channel ledger");
   channels = store.channels;
   // No heartbeat and no timed claim rounds: every block is a transaction the test caused.
-  harness = await startChatHarness({ store, devnet: { channelClaimIntervalSeconds: 0, heartbeatSeconds: 0, settleTimeoutMs: 10_000 } });
+  // Deposits sized for 250 calls (CHANNEL_DEPOSIT_CALLS, as an operator sets it): one deposit
+  // covers the 200 calls below and leaves some to refund.
+  harness = await startChatHarness({
+    store,
+    env: { CHANNEL_DEPOSIT_CALLS: "250" },
+    devnet: { channelClaimIntervalSeconds: 0, heartbeatSeconds: 0, settleTimeoutMs: 10_000 },
+  });
   devnet = harness.devnet;
   chain = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50, cacheTime: 0 });
 }, 120_000);
@@ -55,9 +61,9 @@ const service = (name: string) => {
 };
 const usdc = (address: Address) => chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
-/** The chat route's purchase dependencies; deposits sized for 250 calls, so one deposit covers the run below and leaves some to refund. */
+/** The chat route's purchase dependencies. */
 function purchaseDeps(): PurchaseDependencies {
-  return { ...purchaseDependenciesOf(harness.deps), channelDepositCalls: 250n };
+  return purchaseDependenciesOf(harness.deps);
 }
 
 let sequence = 0;
