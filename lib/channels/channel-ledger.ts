@@ -143,6 +143,16 @@ export interface ChannelLedger {
 
   /** Channels with no call for `idleMs` (database clock), open, no live lease: candidates for a refund. */
   idle(idleMs: number, limit: number): Promise<(ChannelIdentity & ChannelState)[]>;
+  /**
+   * Takes idle channels for a refund, at most `limit`, in one statement: each is then
+   * "refunding" (every `acquire` answers busy) until `refunded` closes it or `refundFailed`
+   * opens it again, so no call signs a voucher while its deposit is being paid back, and two
+   * instances never refund one channel. A refund not ended within `refundMs` (a crashed
+   * instance) is taken again by the next claim.
+   */
+  claimForRefund(idleMs: number, limit: number, refundMs: number): Promise<(ChannelIdentity & ChannelState)[]>;
+  /** A claimed refund did not happen: the channel is open again. */
+  refundFailed(channelId: `0x${string}`): Promise<void>;
   /** A refund settled on chain: record it, release what the deposit's reservation still holds, close the channel. */
   refunded(input: { channelId: `0x${string}`; amount: bigint; txHash: `0x${string}` }): Promise<void>;
   /** Reads for the history page and tests. */

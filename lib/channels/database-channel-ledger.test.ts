@@ -393,6 +393,28 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       await voucher(channels, identity, budgets, "i-v2");
       expect(await ids(0)).not.toContain(identity.channelId);
     });
+
+    it("claims an idle channel for its refund: its calls wait, no second claim, a failed refund opens it, a stale claim is taken again", async () => {
+      const { channels } = given();
+      const identity = newIdentity();
+      const budgets = { payer: identity.payer, payerLimit: 1_000_000n };
+      await openChannel(channels, identity, budgets, "refund-claim");
+      const claimed = async (refundMs: number) => (await channels.claimForRefund(0, 1_000, refundMs)).map((channel) => channel.channelId);
+      expect(await claimed(60_000)).toContain(identity.channelId);
+      expect((await channels.get(identity.channelId))?.state).toBe("refunding");
+      // Another instance's run, and a call, while the refund is under way.
+      expect(await claimed(60_000)).not.toContain(identity.channelId);
+      expect((await channels.acquire({ identity, price: PRICE, budgets, reservationId: "refund-claim-busy", leaseMs: 30_000 })).status).toBe("busy");
+      // The refund did not happen: calls go on.
+      await channels.refundFailed(identity.channelId);
+      expect((await channels.get(identity.channelId))?.state).toBe("open");
+      const next = await voucher(channels, identity, budgets, "refund-claim-v2");
+      await channels.abandon({ channelId: identity.channelId, lease: next.lease, reservationId: "refund-claim-v2", spent: "nothing" });
+      // A claim whose refunder died (its time is up at once here) is taken again by the next run.
+      expect(await claimed(1)).toContain(identity.channelId);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await claimed(60_000)).toContain(identity.channelId);
+    });
   });
 }
 

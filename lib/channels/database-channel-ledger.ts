@@ -155,6 +155,27 @@ export class DatabaseChannelLedger implements ChannelLedger {
     return rows.map(toChannel);
   }
 
+  async claimForRefund(idleMs: number, limit: number, refundMs: number): Promise<(ChannelIdentity & ChannelState)[]> {
+    if (!Number.isSafeInteger(idleMs) || idleMs < 0) throw new RangeError("idleMs must be an integer >= 0");
+    // SKIP LOCKED: a channel another statement holds (a call's acquire, another instance's
+    // claim) is left for a later run rather than waited for.
+    const { rows } = await sql<Selectable<PaymentChannelsTable>>`
+      UPDATE payment_channels c SET state = 'refunding', lease_until = db_now_ms() + ${checkPositiveInteger(refundMs, "refundMs")}::bigint,
+        updated_at = db_now_ms()
+      WHERE c.channel_id IN (
+        SELECT i.channel_id FROM payment_channels i
+        WHERE (i.state = 'open' AND i.last_used_at <= db_now_ms() - ${idleMs}::bigint AND (i.lease_id IS NULL OR i.lease_until <= db_now_ms()))
+           OR (i.state = 'refunding' AND i.lease_until <= db_now_ms())
+        ORDER BY i.last_used_at LIMIT ${checkPositiveInteger(limit, "limit")} FOR UPDATE SKIP LOCKED)
+      RETURNING c.*`.execute(this.db);
+    return rows.map(toChannel);
+  }
+
+  async refundFailed(channelId: `0x${string}`): Promise<void> {
+    await sql`UPDATE payment_channels SET state = 'open', lease_until = NULL, updated_at = db_now_ms()
+      WHERE channel_id = ${checkChannelId(channelId)} AND state = 'refunding'`.execute(this.db);
+  }
+
   async refunded(input: Parameters<ChannelLedger["refunded"]>[0]): Promise<void> {
     const channelId = checkChannelId(input.channelId);
     const { rows } = await sql<{ outcome: string }>`

@@ -82,6 +82,8 @@ function timedChannels(channels: ChannelLedger, timer: PhaseTimer): ChannelLedge
     get: (id) => channels.get(id),
     ofPayer: (payer, limit) => channels.ofPayer(payer, limit),
     idle: (idleMs, limit) => channels.idle(idleMs, limit),
+    claimForRefund: (idleMs, limit, refundMs) => channels.claimForRefund(idleMs, limit, refundMs),
+    refundFailed: (channelId) => channels.refundFailed(channelId),
     reserveDeposit: (input) => channels.reserveDeposit(input),
     abandon: (input) => channels.abandon(input),
     resync: (input) => channels.resync(input),

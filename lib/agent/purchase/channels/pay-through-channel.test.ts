@@ -54,6 +54,8 @@ function fakeLedger(acquires: AcquireResult[], refuseDeposit = false): ChannelLe
     resync: record("resync"),
     refunded: record("refunded"),
     idle: () => Promise.resolve([]),
+    claimForRefund: () => Promise.resolve([]),
+    refundFailed: () => Promise.resolve(),
     get: () => Promise.resolve(undefined),
     ofPayer: () => Promise.resolve([]),
   };
