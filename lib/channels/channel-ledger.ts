@@ -5,6 +5,9 @@
  * database"). The database store implements it (database-channel-ledger.ts); the memory and
  * Redis stores have none, and a purchase then does not choose channel offers.
  */
+import type { ChannelClaim } from "../x402/chain-reader";
+
+export type { ChannelClaim } from "../x402/chain-reader";
 
 /** The budgets one payment counts against, as reserve-budget.ts gives them to the ledger. */
 export type ChannelBudgets = {
@@ -151,6 +154,12 @@ export interface ChannelLedger {
    * instance) is taken again by the next claim.
    */
   claimForRefund(idleMs: number, limit: number, refundMs: number): Promise<(ChannelIdentity & ChannelState)[]>;
+  /**
+   * Claims the chain shows a service made on the channel: each not yet journaled becomes a
+   * journal row (`claim:<channel id>:<tx>`, confirmed, its amount) and the channel's claimed
+   * total follows the chain. Idempotent: a claim is recorded once, however often it is read.
+   */
+  recordClaims(channelId: `0x${string}`, claims: readonly ChannelClaim[]): Promise<number>;
   /** A claimed refund did not happen: the channel is open again. */
   refundFailed(channelId: `0x${string}`): Promise<void>;
   /** A refund settled on chain: record it, release what the deposit's reservation still holds, close the channel. */

@@ -4,8 +4,10 @@ import "server-only";
  * is one function call, so one round trip: the hot path of a repeat call is `acquire` and
  * `settle`, which also write the voucher's journal row. Times are the database's clock.
  */
-import { sql, type Kysely, type Selectable } from "kysely";
-import type { Database, PaymentChannelsTable } from "../db/schema";
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import { toChannel } from "./channel-rows";
+import { claimForRefund, recordClaims, refundFailed } from "./channel-upkeep";
 import { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../limits/budget-window";
 import { exceedsReservation } from "../limits/store-input";
 import {
@@ -20,7 +22,15 @@ import {
   checkSignature,
   normalizePayer,
 } from "./channel-input";
-import { ChannelLeaseLostError, type AcquireResult, type ChannelIdentity, type ChannelLedger, type ChannelRefusal, type ChannelState } from "./channel-ledger";
+import {
+  ChannelLeaseLostError,
+  type AcquireResult,
+  type ChannelClaim,
+  type ChannelIdentity,
+  type ChannelLedger,
+  type ChannelRefusal,
+  type ChannelState,
+} from "./channel-ledger";
 
 /** How soon a caller refused as busy asks again: often enough to follow a call's lease, at most its end. */
 export const BUSY_POLL_MS = 20;
@@ -155,25 +165,16 @@ export class DatabaseChannelLedger implements ChannelLedger {
     return rows.map(toChannel);
   }
 
-  async claimForRefund(idleMs: number, limit: number, refundMs: number): Promise<(ChannelIdentity & ChannelState)[]> {
-    if (!Number.isSafeInteger(idleMs) || idleMs < 0) throw new RangeError("idleMs must be an integer >= 0");
-    // SKIP LOCKED: a channel another statement holds (a call's acquire, another instance's
-    // claim) is left for a later run rather than waited for.
-    const { rows } = await sql<Selectable<PaymentChannelsTable>>`
-      UPDATE payment_channels c SET state = 'refunding', lease_until = db_now_ms() + ${checkPositiveInteger(refundMs, "refundMs")}::bigint,
-        updated_at = db_now_ms()
-      WHERE c.channel_id IN (
-        SELECT i.channel_id FROM payment_channels i
-        WHERE (i.state = 'open' AND i.last_used_at <= db_now_ms() - ${idleMs}::bigint AND (i.lease_id IS NULL OR i.lease_until <= db_now_ms()))
-           OR (i.state = 'refunding' AND i.lease_until <= db_now_ms())
-        ORDER BY i.last_used_at LIMIT ${checkPositiveInteger(limit, "limit")} FOR UPDATE SKIP LOCKED)
-      RETURNING c.*`.execute(this.db);
-    return rows.map(toChannel);
+  claimForRefund(idleMs: number, limit: number, refundMs: number): Promise<(ChannelIdentity & ChannelState)[]> {
+    return claimForRefund(this.db, idleMs, limit, refundMs);
   }
 
-  async refundFailed(channelId: `0x${string}`): Promise<void> {
-    await sql`UPDATE payment_channels SET state = 'open', lease_until = NULL, updated_at = db_now_ms()
-      WHERE channel_id = ${checkChannelId(channelId)} AND state = 'refunding'`.execute(this.db);
+  recordClaims(channelId: `0x${string}`, claims: readonly ChannelClaim[]): Promise<number> {
+    return recordClaims(this.db, channelId, claims);
+  }
+
+  refundFailed(channelId: `0x${string}`): Promise<void> {
+    return refundFailed(this.db, channelId);
   }
 
   async refunded(input: Parameters<ChannelLedger["refunded"]>[0]): Promise<void> {
@@ -207,24 +208,5 @@ function refusal(row: AcquireRow): ChannelRefusal {
     spent: BigInt(row.r_spent ?? 0),
     reserved: BigInt(row.r_reserved ?? 0),
     dailyLimit: BigInt(row.r_limit ?? 0),
-  };
-}
-
-function toChannel(row: Selectable<PaymentChannelsTable>): ChannelIdentity & ChannelState {
-  const config = (typeof row.config === "string" ? JSON.parse(row.config) : row.config) as ChannelIdentity["config"];
-  return {
-    channelId: row.channel_id as `0x${string}`,
-    payer: row.payer as `0x${string}`,
-    receiver: row.receiver as `0x${string}`,
-    token: row.token as `0x${string}`,
-    network: row.network,
-    serviceUrl: row.service_url,
-    config,
-    deposited: BigInt(row.deposited),
-    charged: BigInt(row.charged),
-    signedMax: BigInt(row.signed_max),
-    ...(row.signature ? { signature: row.signature as `0x${string}` } : {}),
-    totalClaimed: BigInt(row.total_claimed),
-    state: row.state,
   };
 }

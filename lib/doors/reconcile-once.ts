@@ -7,6 +7,7 @@ import "server-only";
  * chain's own work). The later passes run even when the payments' pass failed, and that
  * failure is thrown after them.
  */
+import { recordChannelClaims } from "../agent/purchase/channels/record-channel-claims";
 import { refundIdleChannels } from "../agent/purchase/channels/refund-idle-channels";
 import { reconcilePendingPayments, type ReconcileReport } from "../agent/purchase/reconcile-pending";
 import { sweepEndedGrants, type GrantSweepReport } from "../grants/sweep-ended-grants";
@@ -17,6 +18,7 @@ import { reconcileDependenciesOf, type AppDependencies } from "./app-dependencie
 export type ReconcileRunReport = ReconcileReport & {
   grants: Omit<GrantSweepReport, "floatReturned"> & { floatReturned: string };
   channelRefunds?: { refunded: number; failed: number; amount: string };
+  channelClaims?: { recorded: number; failed: number };
 };
 
 export async function reconcileOnce(deps: AppDependencies, log?: (entry: Record<string, unknown>) => void): Promise<ReconcileRunReport> {
@@ -26,7 +28,19 @@ export async function reconcileOnce(deps: AppDependencies, log?: (entry: Record<
     (error: unknown) => ({ error }),
   );
   const grants = await sweepGrantsOf(deps, log);
-  // Without a channel ledger or an agent wallet no channel was ever opened.
+  // Without a channel ledger or an agent wallet no channel was ever opened. What services
+  // claimed is journaled first, so a refund sees it.
+  const claims = reconcile.channelRefunds
+    ? await recordChannelClaims({
+        channels: reconcile.channelRefunds.channels,
+        chain: deps.chain,
+        payer: reconcile.channelRefunds.account.address,
+        ...(log ? { log } : {}),
+      }).catch((error: unknown) => {
+        console.error(JSON.stringify({ level: "error", event: "channel-claims-failed", error: String(error) }));
+        return { recorded: 0, failed: 1 };
+      })
+    : undefined;
   const refunds = reconcile.channelRefunds
     ? await refundIdleChannels({ ...reconcile.channelRefunds, ...(log ? { log } : {}) }).catch((error: unknown) => {
         // The ledger could not list idle channels: nothing was refunded, the next run tries again.
@@ -38,6 +52,7 @@ export async function reconcileOnce(deps: AppDependencies, log?: (entry: Record<
   return {
     ...payments.report,
     grants: { ...grants, floatReturned: formatUsdc(grants.floatReturned) },
+    ...(claims ? { channelClaims: claims } : {}),
     ...(refunds ? { channelRefunds: { refunded: refunds.refunded, failed: refunds.failed, amount: formatUsdc(refunds.amount) } } : {}),
   };
 }

@@ -28,6 +28,11 @@ const transferEvent = parseAbiItem("event Transfer(address indexed from, address
 
 /** Authorizations live minutes, so a recent window of blocks is enough to find their use. */
 const RECENT_BLOCKS = 5_000n;
+/** A batch-settlement contract's claim on one channel (the scheme's EVM spec names this event). */
+const channelClaimedEvent = parseAbiItem("event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimed, uint128 totalClaimed)");
+
+/** One claim a service made on a channel: its transaction, what it claimed, and the channel's claimed total after it. */
+export type ChannelClaim = { txHash: `0x${string}`; claimed: bigint; totalClaimed: bigint };
 /** At most this many of the payer's recent transfers to the payee are opened to find a permit's. */
 const MAX_CANDIDATES = 20;
 
@@ -70,6 +75,8 @@ export type ChainReader = {
    * 402 cannot be checked, and the call is not retried.
    */
   readContract?(args: ContractRead): Promise<unknown>;
+  /** The recent claims on a payment channel, oldest first (the contract's `Claimed` logs). */
+  channelClaims?(contract: `0x${string}`, channelId: `0x${string}`): Promise<ChannelClaim[]>;
 };
 
 /** The view call the official client's `ClientEvmSigner.readContract` makes. */
@@ -153,6 +160,16 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
       return undefined;
     },
     readContract: (args) => contracts.readContract(args),
+    async channelClaims(contract, channelId) {
+      const latest = await client.getBlockNumber();
+      const fromBlock = latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n;
+      const logs = await client.getLogs({ address: contract, event: channelClaimedEvent, args: { channelId }, fromBlock, toBlock: latest });
+      return logs.flatMap((log) =>
+        log.transactionHash && log.args.claimed !== undefined && log.args.totalClaimed !== undefined
+          ? [{ txHash: log.transactionHash, claimed: log.args.claimed, totalClaimed: log.args.totalClaimed }]
+          : [],
+      );
+    },
     async transactionUsedAuthorization(hash, authorizer, nonce) {
       let receipt;
       try {

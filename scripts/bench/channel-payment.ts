@@ -84,6 +84,7 @@ function timedChannels(channels: ChannelLedger, timer: PhaseTimer): ChannelLedge
     idle: (idleMs, limit) => channels.idle(idleMs, limit),
     claimForRefund: (idleMs, limit, refundMs) => channels.claimForRefund(idleMs, limit, refundMs),
     refundFailed: (channelId) => channels.refundFailed(channelId),
+    recordClaims: (channelId, claims) => channels.recordClaims(channelId, claims),
     reserveDeposit: (input) => channels.reserveDeposit(input),
     abandon: (input) => channels.abandon(input),
     resync: (input) => channels.resync(input),

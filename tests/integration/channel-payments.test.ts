@@ -14,6 +14,7 @@ import { createPublicClient, erc20Abi, http, type Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Devnet } from "../../devnet";
 import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
+import { recordChannelClaims } from "../../lib/agent/purchase/channels/record-channel-claims";
 import { refundIdleChannels } from "../../lib/agent/purchase/channels/refund-idle-channels";
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
 import { runPurchase, type PurchaseDependencies, type PurchaseOutcome } from "../../lib/agent/purchase/run-purchase";
@@ -147,6 +148,13 @@ describe("the agent pays a channel service through its purchase path", () => {
       );
       expect(delivered).toHaveLength(200);
       expect(delivered.reduce((sum, row) => sum + (row.amount ?? 0n), 0n)).toBe(gained);
+
+      // The claim, as the chain shows it, becomes the channel's journal row: the journal equals the chain.
+      expect(await recordChannelClaims({ channels, chain: harness.deps.chain, payer })).toEqual({ recorded: 1, failed: 0 });
+      expect(await recordChannelClaims({ channels, chain: harness.deps.chain, payer })).toEqual({ recorded: 0, failed: 0 });
+      expect(await channels.get(channelId)).toMatchObject({ totalClaimed: gained });
+      const claims = (await store.journal.history({ payer, status: "confirmed", limit: 50 })).filter((row) => row.id.startsWith(`claim:${channelId}:`));
+      expect(claims.map((row) => row.amount)).toEqual([gained]);
 
       // Idle at once (0 s): the refund returns what the deposit still holds.
       const refund = await refundIdleChannels({ channels, account: agent(), chain: harness.deps.chain, fetch: harness.deps.fetch, idleMs: 0 });

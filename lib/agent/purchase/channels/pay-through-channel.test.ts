@@ -55,6 +55,7 @@ function fakeLedger(acquires: AcquireResult[], refuseDeposit = false): ChannelLe
     refunded: record("refunded"),
     idle: () => Promise.resolve([]),
     claimForRefund: () => Promise.resolve([]),
+    recordClaims: () => Promise.resolve(0),
     refundFailed: () => Promise.resolve(),
     get: () => Promise.resolve(undefined),
     ofPayer: () => Promise.resolve([]),
