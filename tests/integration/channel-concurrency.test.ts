@@ -77,10 +77,11 @@ describe.skipIf(skipPostgresTests)("one payment channel paid from two instances 
       });
       const instances = [counted(purchaseDependenciesOf(harness.deps)), counted(purchaseDependenciesOf(second))];
 
-      const call = (index: number): Promise<PurchaseOutcome> => {
+      const call = async (index: number): Promise<PurchaseOutcome> => {
         const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
         void writer.readable.pipeTo(new WritableStream()).catch(() => undefined);
-        return runPurchase(instances[index % 2]!, {
+        const tracker = new PaymentTracker(writer);
+        const outcome = await runPurchase(instances[index % 2]!, {
           service: service.name,
           url,
           method: "GET",
@@ -94,9 +95,12 @@ describe.skipIf(skipPostgresTests)("one payment channel paid from two instances 
             scope: { key: SCOPE, label: "the test caller's budget", walletDailyCap: 1_000_000_000n },
           },
           maxPayments: 1,
-          tracker: new PaymentTracker(writer),
+          tracker,
           deadline: Date.now() + 120_000,
         });
+        // As the doors do before they answer: the ledger's settle, made after the answer, has finished.
+        await tracker.recorded();
+        return outcome;
       };
       // The first call opens the channel (its deposit, capped by the budget: K prices). The 50
       // then race over both instances for the K − 1 prices left, every one a voucher on the same

@@ -5,7 +5,8 @@
 import type { PaymentListener } from "./payment-listener";
 import type { PaymentJournal } from "../../journal/payment-journal";
 import type { SignedReceipt } from "../../x402/signed-receipt";
-import type { FinishReason, PaymentEvent, PaymentFailureReason, PaymentSummary } from "../../stream";
+import type { FinishReason, PaymentEvent, PaymentSummary } from "../../stream";
+import { finishReasonForFailure } from "./finish-reason";
 
 export type PaymentUpdate = Omit<PaymentEvent, "at"> & {
   /** The service's signed receipt itself: evidence for the journal, never sent in the stream. */
@@ -100,6 +101,12 @@ export class PaymentTracker {
   /** Shows a step whose journal row another writer keeps (the channel ledger's statements): never journaled twice. */
   journaledElsewhere(update: PaymentUpdate): void {
     this.show(update);
+  }
+
+  /** Another writer's journal write, finished after its step was shown (a channel's settle): `recorded()` waits for it; a failure makes it false. */
+  recordedBy(write: Promise<unknown>): void {
+    const settled = write.catch(() => void (this.journalFailed = true));
+    this.journalWrites = Promise.all([this.journalWrites, settled]).then(() => undefined);
   }
 
   /** The request this tracker journals under, for a writer that journals its steps itself. */
@@ -232,19 +239,5 @@ export class PaymentTracker {
     // Discovery failed and nothing else was attempted: the x402 side is offline.
     if (summaries.length === 0 && this.discoveryFailures > 0) return "service-unavailable";
     return "stop";
-  }
-}
-
-export function finishReasonForFailure(reason: PaymentFailureReason | undefined): FinishReason {
-  switch (reason) {
-    case "limit-exceeded":
-    case "insufficient-balance":
-    case "service-unavailable":
-    case "payment-failed":
-      return reason;
-    case "rejected":
-      return "stop";
-    default:
-      return "payment-failed";
   }
 }

@@ -18,6 +18,7 @@ import type { PaidAnswer, PurchaseDependencies, PurchaseOutcome, PurchaseRequest
 import { sendOverHttp } from "../send-with-payment";
 import { readServiceData } from "../service-data";
 import { correctedState, depositPayload, readChannelAnswer, voucherPayload, type ChannelSigner } from "./channel-wire";
+import type { HoldTurn } from "./channel-queue";
 import { channelWords } from "./channel-words";
 
 /** What a call on a lease works with. */
@@ -35,6 +36,8 @@ export type LeasedCall = {
   deposit?: { amount: bigint; reservationId: string };
   /** Set on the one retry after a corrective 402: what the service proved, said with the payment. */
   correction?: string;
+  /** Keeps the channel's turn in this instance until the given statement has finished (channel-queue.ts). */
+  holdTurn: HoldTurn;
   /** Fails the call in the stream and the outcome; `released` gives back this request's claim on the price. */
   fail(reason: PaymentFailureReason, message: string, released: boolean): PurchaseOutcome;
 };
@@ -138,8 +141,11 @@ async function delivered(call: LeasedCall, answer: PaidAnswer, signature: `0x${s
     return call.fail("payment-failed", `${quote.service} answered without a channel settlement this agent can read; ${words.unknown}`, false);
   }
   const depositTx = deposit ? read.depositTx : undefined;
-  try {
-    await ledger.settle({
+  // The commit is off the hot path: the answer goes back while the statement runs. The call
+  // keeps the channel's turn until it has finished (the next call signs on the charge it
+  // records), and the request's `recorded()` waits for it before the turn or the MCP answer ends.
+  const settled = ledger
+    .settle({
       channelId,
       lease,
       reservationId: quote.nonce,
@@ -149,12 +155,15 @@ async function delivered(call: LeasedCall, answer: PaidAnswer, signature: `0x${s
       signature,
       ...(deposit && depositTx ? { deposit: { total: state.deposited + deposit.amount, txHash: depositTx, reservationId: deposit.reservationId } } : {}),
       ...(read.totalClaimed === undefined ? {} : { totalClaimed: read.totalClaimed }),
+    })
+    .catch((error: unknown) => {
+      // The service charged; the reservation still holds the price, so the budget stays safe, and
+      // the lease runs out on its own. The log says why the ledger is behind.
+      deps.log?.({ level: "error", event: "channel-settle-failed", paymentId: quote.id, channelId, error: String(error) });
+      throw error;
     });
-  } catch (error) {
-    // The service charged; the reservation still holds the price, so the budget stays safe, and
-    // the lease runs out on its own. The log says why the ledger is behind.
-    deps.log?.({ level: "error", event: "channel-settle-failed", paymentId: quote.id, channelId, error: String(error) });
-  }
+  call.holdTurn(settled);
+  tracker.recordedBy(settled);
   const paid = formatUsdc(read.chargedAmount);
   const hash = depositTx ? { txHash: depositTx } : {};
   tracker.journaledElsewhere({

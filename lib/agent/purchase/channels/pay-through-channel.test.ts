@@ -230,6 +230,58 @@ describe("paying through a channel", () => {
     expect(sent.map((call) => payloadOf(call).voucher?.maxClaimableAmount)).toEqual(["6000", "7000"]);
   });
 
+  it("answers before the ledger's settle has finished; the channel's next call and the request's recorded() wait for it", async () => {
+    const order: string[] = [];
+    let charged = 5_000n;
+    const gates: (() => void)[] = [];
+    const ledger: ChannelLedger = {
+      ...fakeLedger([]),
+      acquire: () => {
+        order.push("acquire");
+        return Promise.resolve({ status: "voucher", lease: "lease", channel: state(charged, 50_000n), cumulative: charged + PRICE });
+      },
+      settle: (input) => {
+        order.push("settle");
+        return new Promise<void>((resolve) =>
+          gates.push(() => {
+            charged = input.charged;
+            order.push("settled");
+            resolve();
+          }),
+        );
+      },
+    };
+    const ticks = async () => {
+      for (let index = 0; index < 20; index += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const first = await runPurchase(deps(ledger), request([delivered(6_000n)]));
+    expect(first).toMatchObject({ status: "delivered" });
+    let recorded: boolean | undefined;
+    void tracker.recorded().then((value) => (recorded = value));
+    const second = runPurchase(deps(ledger), request([delivered(7_000n)]));
+    await ticks();
+    // The first call's settle is still running: the second has not asked the ledger, and the
+    // request's journal is not yet complete.
+    expect(order).toEqual(["acquire", "settle"]);
+    expect(recorded).toBeUndefined();
+    gates.shift()!();
+    await ticks();
+    expect(recorded).toBe(true);
+    expect(order).toEqual(["acquire", "settle", "settled", "acquire", "settle"]);
+    gates.shift()!();
+    expect(await second).toMatchObject({ status: "delivered" });
+    expect(sent.map((call) => payloadOf(call).voucher?.maxClaimableAmount)).toEqual(["6000", "7000"]);
+  });
+
+  it("a settle that fails after the answer makes the request's recorded() false (the journal is behind)", async () => {
+    const ledger: ChannelLedger = {
+      ...fakeLedger([{ status: "voucher", lease: "lease", channel: state(5_000n, 50_000n), cumulative: 6_000n }]),
+      settle: () => Promise.reject(new Error("database gone")),
+    };
+    expect(await runPurchase(deps(ledger), request([delivered(6_000n)]))).toMatchObject({ status: "delivered" });
+    expect(await tracker.recorded()).toBe(false);
+  });
+
   it("a corrective 402 proven by this wallet's own voucher resyncs the channel and retries once with the service's count", async () => {
     const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
     // The chain's view of the channel, as the client reads it to check the service's proof.

@@ -55,7 +55,7 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
   const signer = channelSigner(request.payer.account, deps.chain);
   const channel = channelOf(signer, quote);
   const budgets = channelBudgetsOf(quote.payer, request.limits);
-  return inTurn(ledger, channel.identity.channelId, async () => {
+  return inTurn(ledger, channel.identity.channelId, async (holdTurn) => {
     const acquired = await acquireInTime(deps, ledger, request, {
       identity: channel.identity,
       price,
@@ -71,7 +71,7 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
       const words = dailyRefusal(acquired, price, request.limits, "nothing was signed");
       return fail(words.reason, words.message, true);
     }
-    const base = { deps, ledger, request, quote, signer, channel, lease: acquired.lease, fail };
+    const base = { deps, ledger, request, quote, signer, channel, lease: acquired.lease, fail, holdTurn };
     if (acquired.status === "voucher") {
       const { channel: state } = acquired;
       return callOnLease({ ...base, state: { ...state, charged: acquired.cumulative - price } });
