@@ -14,7 +14,7 @@ import { getEnv, type Env } from "../env";
 import { AppError } from "../errors";
 import { withEvidence } from "../evidence/evidence-discovery";
 import { createGrantFunds } from "../grants/grant-funds";
-import { createGrantPayers } from "../grants/grant-payer";
+import { createGrantPayers, type GrantPayerOptions } from "../grants/grant-payer";
 import { payerKeyOf } from "../grants/payer-key";
 import { createListingProber } from "../evidence/listing-prober";
 import { payeePolicyOf } from "../limits/payee-policy";
@@ -60,7 +60,7 @@ export function createAppDependencies(env: Env, overrides: AppDependencyOverride
   const now = overrides.now ?? Date.now;
   const relayerKey = env.GRANT_RELAYER_PRIVATE_KEY ?? network.agentPrivateKey;
   return {
-    grantPayer: relayerKey ? grantPayersOf(network, store, relayerKey, now) : undefined,
+    grantPayer: relayerKey ? grantPayersOf(network, store, relayerKey, { now, storeNow: overrides.now }) : undefined,
     grantAccountOf: relayerKey ? (wallet) => localAccount(payerKeyOf(relayerKey, network.chainId, wallet)).address : undefined,
     env,
     network,
@@ -156,7 +156,7 @@ export function startReconcilerFor(deps: AppDependencies): void {
 }
 
 /** Grants as payers: each wallet's payer key, funded by the relayer's pulls under its grant. */
-function grantPayersOf(network: NetworkConfig, store: Store, relayerPrivateKey: `0x${string}`, now: () => number) {
+function grantPayersOf(network: NetworkConfig, store: Store, relayerPrivateKey: `0x${string}`, clocks: Pick<GrantPayerOptions, "now" | "storeNow">) {
   const funds = createGrantFunds({
     rpcUrl: network.rpcUrl,
     chainId: network.chainId,
@@ -166,5 +166,6 @@ function grantPayersOf(network: NetworkConfig, store: Store, relayerPrivateKey: 
     usdcVersion: network.usdcVersion,
   });
   const reservedFor = async (payer: `0x${string}`) => (await store.ledger.spentToday(payer)).reserved;
-  return createGrantPayers({ relayerPrivateKey, chainId: network.chainId, grants: store.grants, funds, reservedFor, now });
+  // Only a test's clock reaches the store's decision that a grant ended, as with `storeClock`.
+  return createGrantPayers({ relayerPrivateKey, chainId: network.chainId, grants: store.grants, funds, reservedFor, ...clocks });
 }

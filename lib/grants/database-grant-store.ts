@@ -8,7 +8,7 @@ import { sql, type Kysely, type Selectable } from "kysely";
 import { getAddress } from "viem";
 import { hashSecret, secretMatches } from "../auth/secret-token";
 import type { Database, GrantsTable } from "../db/schema";
-import { grantTokens, isGrantId, newestFirst, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
+import { grantTokens, isGrantId, newestFirst, type FloatClaim, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
 
 export class DatabaseGrantStore implements GrantStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -88,14 +88,27 @@ export class DatabaseGrantStore implements GrantStore {
     return rows.map(toRecord);
   }
 
-  async claimFloat(id: string, holdMs: number, holder: string): Promise<boolean> {
+  async claimFloat(id: string, holdMs: number, holder: string, now?: number): Promise<FloatClaim> {
+    if (!isGrantId(id)) return "kept";
+    const at = now === undefined ? sql<number>`db_now_ms()` : sql<number>`${now}::bigint`;
     // One conditional UPDATE: the row's lock makes two instances' claims take turns, and the
-    // second sees the first's claim and updates nothing.
-    const { rows } = await sql<{ id: string }>`
-      UPDATE grants SET float_claimed_until = db_now_ms() + ${holdMs}, float_claimed_by = ${holder}
-      WHERE id = ${id} AND swept_at IS NULL AND float_claimed_until <= db_now_ms()
-      RETURNING id`.execute(this.db);
-    return rows.length === 1;
+    // second sees the first's claim and updates nothing. It claims only a grant ended on one
+    // reading of the database's clock, and the same reading tells a grant still active (kept)
+    // from a claim another holds.
+    const { rows } = await sql<{ claimed: boolean; ended: boolean }>`
+      WITH clock AS MATERIALIZED (SELECT ${at} AS at),
+      claimed AS (
+        UPDATE grants SET float_claimed_until = db_now_ms() + ${holdMs}, float_claimed_by = ${holder}
+        WHERE id = ${id} AND swept_at IS NULL AND float_claimed_until <= db_now_ms()
+          AND replaced_by IS NULL AND (revoked_at IS NOT NULL OR expires_at <= (SELECT at FROM clock))
+        RETURNING id
+      )
+      SELECT EXISTS (SELECT 1 FROM claimed) AS claimed,
+        replaced_by IS NULL AND (revoked_at IS NOT NULL OR expires_at <= (SELECT at FROM clock)) AS ended
+      FROM grants WHERE id = ${id}`.execute(this.db);
+    const row = rows[0];
+    if (row?.claimed) return "claimed";
+    return row?.ended ? "held" : "kept";
   }
 
   async releaseFloat(id: string, holder: string, outcome: { returned: bigint; swept: boolean }): Promise<void> {

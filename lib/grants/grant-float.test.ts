@@ -17,7 +17,8 @@ const T0 = Date.UTC(2026, 10, 27, 12);
 function world(balance: bigint) {
   const state = { balance, reserved: 0n, sweeps: [] as bigint[], failNext: false };
   const grants = new MemoryGrantStore();
-  let clock = T0;
+  // The instance's clock and the store's (the database's): the same unless a test moves one.
+  const clocks = { instance: T0, store: T0 };
   const options: FloatOptions = {
     grants,
     funds: {
@@ -36,14 +37,16 @@ function world(balance: bigint) {
       },
     },
     reservedFor: async () => state.reserved,
-    now: () => clock,
+    now: () => clocks.instance,
+    storeNow: () => clocks.store,
   };
   async function grant(nonce = 0n): Promise<GrantRecord> {
     const made = await grants.create({ walletAddress: WALLET, amount: 50n, expiresAt: T0 + HOUR, nonce, permitTransaction: `0x${"cd".repeat(32)}`, now: T0 });
     if (made === "duplicate") throw new Error("unexpected duplicate");
     return made.grant;
   }
-  return { state, grants, options, grant, setClock: (at: number) => (clock = at) };
+  const setClock = (at: number) => Object.assign(clocks, { instance: at, store: at });
+  return { state, grants, options, grant, setClock, setInstanceClock: (at: number) => (clocks.instance = at) };
 }
 
 describe("returning an ended grant's float", () => {
@@ -60,6 +63,19 @@ describe("returning an ended grant's float", () => {
     // Swept: nobody returns anything for it again.
     expect(await returnEndedFloat(options, active, PAYER)).toEqual({ state: "claimed-elsewhere" });
     expect(state.sweeps).toEqual([8n]);
+  });
+
+  it("keeps the float of a grant still active on the store's clock, though the instance's clock says it expired", async () => {
+    const { state, grants, options, grant, setClock, setInstanceClock } = world(8n);
+    const active = await grant();
+    setInstanceClock(T0 + 2 * HOUR);
+    expect(await returnEndedFloat(options, active, PAYER)).toEqual({ state: "kept" });
+    expect(state.sweeps).toEqual([]);
+    expect(state.balance).toBe(8n);
+    expect(await grants.get(active.id)).toMatchObject({ floatReturned: 0n, sweptAt: null });
+    // Not claimed either: once the store's clock says it ended, the return goes through at once.
+    setClock(T0 + HOUR);
+    expect(await returnEndedFloat(options, active, PAYER)).toEqual({ state: "returned", returned: 8n, swept: true });
   });
 
   it("keeps a replaced grant's float for the newer grant", async () => {

@@ -30,14 +30,21 @@ export type FloatOptions = {
   funds: Pick<GrantFunds, "balanceOf" | "sweep">;
   /** What the ledger holds reserved for a payer now (its payments in flight), on every instance. */
   reservedFor(payer: `0x${string}`): Promise<bigint>;
+  /** The instance's clock: only a cheap first look, the claim's own clock decides. */
   now: () => number;
+  /** A test's clock for whether the grant ended; unset, the store's own clock (the database's) decides. */
+  storeNow?: () => number;
 };
 
 export async function returnEndedFloat(options: FloatOptions, grant: GrantRecord, payer: { key: Hex; address: `0x${string}` }): Promise<FloatReturn> {
   const current = await options.grants.get(grant.id);
   if (!current || !floatReturnable(current, options.now())) return { state: "kept" };
   const holder = randomUUID();
-  if (!(await options.grants.claimFloat(current.id, FLOAT_CLAIM_MS, holder))) return { state: "claimed-elsewhere" };
+  // The instance's clock may run ahead of the database's: the claim itself takes only a grant
+  // ended on the store's clock, so a float another instance may still pay from is never returned.
+  const claim = await options.grants.claimFloat(current.id, FLOAT_CLAIM_MS, holder, options.storeNow?.());
+  if (claim === "kept") return { state: "kept" };
+  if (claim === "held") return { state: "claimed-elsewhere" };
   let returned = 0n;
   let swept = false;
   try {

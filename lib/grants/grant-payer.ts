@@ -58,6 +58,8 @@ export type GrantPayerOptions = {
   /** What the ledger holds reserved for a payer now (its payments in flight), on every instance. */
   reservedFor(payer: `0x${string}`): Promise<bigint>;
   now: () => number;
+  /** A test's clock for the store's decision that a grant ended (grant-float.ts); unset, the database's. */
+  storeNow?: () => number;
 };
 
 export function createGrantPayers(options: GrantPayerOptions): (grant: GrantRecord) => GrantPayer {

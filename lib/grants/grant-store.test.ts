@@ -108,15 +108,15 @@ function describeGrantStoreContract(name: string, open: () => Promise<GrantStore
       expect(await ids(T0 + 30)).toEqual([alices.id]);
 
       // Claimed: not selected while the claim holds; swept: never again.
-      expect(await store.claimFloat(alices.id, HOUR, "one")).toBe(true);
+      expect(await store.claimFloat(alices.id, HOUR, "one")).toBe("claimed");
       expect(await ids(T0 + HOUR + 10)).toEqual([bobs.id]);
       await store.releaseFloat(alices.id, "one", { returned: 7n, swept: false });
       expect(await ids(T0 + HOUR + 10)).toEqual([bobs.id, alices.id]);
-      expect(await store.claimFloat(alices.id, HOUR, "two")).toBe(true);
+      expect(await store.claimFloat(alices.id, HOUR, "two")).toBe("claimed");
       await store.releaseFloat(alices.id, "two", { returned: 5n, swept: true });
       expect(await ids(T0 + HOUR + 10)).toEqual([bobs.id]);
       expect(await store.get(alices.id)).toMatchObject({ floatReturned: 12n, sweptAt: expect.any(Number) });
-      expect(await store.claimFloat(alices.id, HOUR, "three")).toBe(false);
+      expect(await store.claimFloat(alices.id, HOUR, "three")).toBe("held");
     });
 
     it("without a time passed, the store's own clock (the database's) says what has ended", async () => {
@@ -132,16 +132,50 @@ function describeGrantStoreContract(name: string, open: () => Promise<GrantStore
       const made = await store.create(grantOf(BOB, 30n));
       if (made === "duplicate") throw new Error("unexpected duplicate");
       const id = made.grant.id;
-      const claims = await Promise.all(["a", "b", "c"].map((holder) => store.claimFloat(id, HOUR, holder)));
-      expect(claims.filter(Boolean)).toHaveLength(1);
-      const holder = ["a", "b", "c"][claims.indexOf(true)]!;
+      const ended = T0 + HOUR;
+      const claims = await Promise.all(["a", "b", "c"].map((holder) => store.claimFloat(id, HOUR, holder, ended)));
+      expect([...claims].sort()).toEqual(["claimed", "held", "held"]);
+      const holder = ["a", "b", "c"][claims.indexOf("claimed")]!;
       await store.releaseFloat(id, "someone-else", { returned: 3n, swept: true });
       expect(await store.get(id)).toMatchObject({ floatReturned: 3n, sweptAt: null });
-      expect(await store.claimFloat(id, HOUR, "d")).toBe(false);
+      expect(await store.claimFloat(id, HOUR, "d", ended)).toBe("held");
       await store.releaseFloat(id, holder, { returned: 0n, swept: false });
       // A claim that lapsed (a holder that died) can be taken again.
-      expect(await store.claimFloat(id, 0, "e")).toBe(true);
-      expect(await store.claimFloat(id, HOUR, "f")).toBe(true);
+      expect(await store.claimFloat(id, 0, "e", ended)).toBe("claimed");
+      expect(await store.claimFloat(id, HOUR, "f", ended)).toBe("claimed");
+    });
+
+    it("claims only a grant ended on the store's clock, whatever the caller's clock says", async () => {
+      const store = await open();
+      const created = async (wallet: `0x${string}`, nonce: bigint, now: number) => {
+        const made = await store.create(grantOf(wallet, nonce, now));
+        if (made === "duplicate") throw new Error("unexpected duplicate");
+        return made.grant;
+      };
+      // Active on the store's own clock (the database's, when no clock is passed): it expires an
+      // hour from now, whatever clock the asking instance keeps.
+      const live = await created(ALICE, 50n, Date.now());
+      expect(await store.claimFloat(live.id, HOUR, "ahead")).toBe("kept");
+      // Active at the store clock a test passes, though the caller's instance thinks it expired.
+      const expiring = await created(BOB, 50n, T0);
+      expect(await store.claimFloat(expiring.id, HOUR, "early", T0 + HOUR - 1)).toBe("kept");
+      expect(await store.get(expiring.id)).toMatchObject({ sweptAt: null });
+      // Expired on the store's clock: claimed once.
+      expect(await store.claimFloat(expiring.id, HOUR, "one", T0 + HOUR)).toBe("claimed");
+      expect(await store.claimFloat(expiring.id, HOUR, "two", T0 + HOUR)).toBe("held");
+      // Revoked: ended before its expiry, claimed once.
+      expect(await store.revoke(live.id, ALICE)).toBe("revoked");
+      expect(await store.claimFloat(live.id, HOUR, "three")).toBe("claimed");
+      expect(await store.claimFloat(live.id, HOUR, "four")).toBe("held");
+      // Replaced: its float is the newer grant's, never claimed, expired or revoked.
+      const older = await created(BOB, 51n, T0);
+      await created(BOB, 52n, T0 + 1);
+      expect(await store.claimFloat(older.id, HOUR, "five", T0 + 2 * HOUR)).toBe("kept");
+      expect(await store.revoke(older.id, BOB, T0 + 2)).toBe("revoked");
+      expect(await store.claimFloat(older.id, HOUR, "six", T0 + 2 * HOUR)).toBe("kept");
+      expect(await store.claimFloat(older.id, HOUR, "seven")).toBe("kept");
+      // Unknown: nothing to claim.
+      expect(await store.claimFloat("0123456789abcdef", HOUR, "eight")).toBe("kept");
     });
   });
 }

@@ -35,6 +35,9 @@ export type GrantState = "active" | "revoked" | "replaced" | "expired";
 
 export type NewGrant = Pick<GrantRecord, "walletAddress" | "amount" | "expiresAt" | "nonce" | "permitTransaction"> & { now?: number };
 
+/** What `claimFloat` answered (GrantStore). */
+export type FloatClaim = "claimed" | "kept" | "held";
+
 export type GrantCheck = { ok: true; grant: GrantRecord } | { ok: false; reason: "malformed" | "unknown" };
 
 export interface GrantStore {
@@ -59,10 +62,14 @@ export interface GrantStore {
    */
   endedUnswept(limit: number, now?: number): Promise<GrantRecord[]>;
   /**
-   * Claims returning the grant's float for `holdMs` (the store's clock) under `holder`: true for
-   * one caller at a time, on every instance; false while another holds it or once it is swept.
+   * Claims returning the grant's float for `holdMs` (the store's clock) under `holder`, only if
+   * the grant has ended at `now` (revoked, or expired by the database's clock unless a test
+   * passes one) and was not replaced: the store decides that, in the same step as the claim, so
+   * an instance whose clock runs ahead never takes the float of a grant still paying. `claimed`
+   * for one caller at a time, on every instance; `kept` when the grant is active, replaced or
+   * unknown (its float stays); `held` while another holds the claim or once it is swept.
    */
-  claimFloat(id: string, holdMs: number, holder: string): Promise<boolean>;
+  claimFloat(id: string, holdMs: number, holder: string, now?: number): Promise<FloatClaim>;
   /**
    * Ends `holder`'s claim: adds `returned` to what went back, and marks the grant swept when
    * its payer account was found empty with nothing in flight. A claim that lapsed and was taken

@@ -5,7 +5,7 @@
 import { getAddress } from "viem";
 import { hashSecret, secretMatches } from "../auth/secret-token";
 import { resolveNow } from "../clock";
-import { floatReturnable, grantTokens, newestFirst, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
+import { floatReturnable, grantTokens, newestFirst, type FloatClaim, type GrantCheck, type GrantRecord, type GrantStore, type NewGrant } from "./grants";
 
 type StoredGrant = { grant: GrantRecord; secretHash: string; claim?: { holder: string; until: number } };
 
@@ -74,12 +74,13 @@ export class MemoryGrantStore implements GrantStore {
       .slice(0, limit);
   }
 
-  async claimFloat(id: string, holdMs: number, holder: string): Promise<boolean> {
+  async claimFloat(id: string, holdMs: number, holder: string, now?: number): Promise<FloatClaim> {
     const stored = this.grants.get(id);
+    if (!stored || !floatReturnable(stored.grant, resolveNow(now))) return "kept";
     const clock = Date.now();
-    if (!stored || stored.grant.sweptAt !== null || (stored.claim?.until ?? 0) > clock) return false;
+    if (stored.grant.sweptAt !== null || (stored.claim?.until ?? 0) > clock) return "held";
     stored.claim = { holder, until: clock + holdMs };
-    return true;
+    return "claimed";
   }
 
   async releaseFloat(id: string, holder: string, outcome: { returned: bigint; swept: boolean }): Promise<void> {
