@@ -28,6 +28,7 @@ import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import { identifiedOutcome } from "./retry-safety";
 import { approvalRequest } from "./approval-for-quote";
 import { channelAccessOf, payThroughChannel } from "./channels/pay-through-channel";
+import { payerBalance, rememberChosenOption } from "./balance-first";
 
 export { MIN_PAYMENT_WINDOW_SECONDS } from "./authorization-window";
 export { runApprovedPurchase } from "./run-approved-purchase";
@@ -44,11 +45,11 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const fail = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, provisional, reason, message);
 
   // The payer's balance is needed at step 5; reading it alongside the unpaid request saves a
-  // round trip on every payment (the read is wasted only when no payment follows).
+  // round trip on every payment (the read is wasted only when no payment follows), except where
+  // this URL last paid through a channel, which spends no wallet balance (balance-first.ts).
   // A funded payer's account holds nothing until the pull: the money is its owner's.
   const funding = request.payer.kind === "agent" ? request.payer.funding : undefined;
-  const balanceRead = deps.chain.balanceOf(funding?.owner ?? payerAddress);
-  balanceRead.catch(() => undefined);
+  const balance = payerBalance(() => deps.chain.balanceOf(funding?.owner ?? payerAddress), request.url);
 
   // 1. Ask the service, without paying.
   const answer = await (request.ask ?? ((unpaid) => askWithoutPaying(deps.fetch, unpaid)))(request);
@@ -65,6 +66,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   if (!selection.ok) return fail("payment-failed", `${request.service}: ${selection.reason}.`);
   const option = selection.option;
   const scheme = schemeOf(option);
+  rememberChosenOption(request.url, scheme.paysThroughChannel);
   // Whether the chain allows the option (a metered one: this wallet's Permit2 approval), read
   // now beside the rest and decided with the balance.
   const readiness = readinessOf(deps.chain, payerAddress, option);
@@ -170,7 +172,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
     option,
     limits: request.limits,
     spentThisRequest: request.tracker.committedAmount,
-    balance: balanceRead,
+    balance: scheme.paysThroughChannel ? undefined : balance(),
     readiness,
     payerKind: request.payer.kind,
     funded: funding !== undefined,

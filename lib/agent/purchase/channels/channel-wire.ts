@@ -54,11 +54,26 @@ function clientDeps(signer: ChannelSigner, channelId: `0x${string}`, state: Part
   return { deps: { signer, storage, salt: CHANNEL_SALT }, filled, read: () => storage.get(channelId) };
 }
 
+/**
+ * Channel configs and ids already computed, by payer and requirements: the id is a hash of the
+ * config (about a millisecond of CPU), the same for every call on a channel. Bounded; a pure
+ * function's results, so an entry is never stale.
+ */
+const channelIds = new Map<string, { config: ReturnType<typeof buildChannelConfig>; channelId: `0x${string}` }>();
+const MAX_CHANNEL_IDS = 512;
+
 /** The channel this payer opens with the quote's service, as the client builds it, and how the ledger knows it. */
 export function channelOf(signer: ChannelSigner, quote: SchemeQuote & { url: string }): { identity: ChannelIdentity; requirements: PaymentRequirements } {
   const requirements = acceptedRequirementsOf(quote.option);
-  const config = buildChannelConfig({ signer, storage: new InMemoryClientChannelStorage(), salt: CHANNEL_SALT }, requirements);
-  const channelId = computeChannelId(config, requirements.network).toLowerCase() as `0x${string}`;
+  const key = `${signer.address}\n${JSON.stringify(requirements)}`;
+  let known = channelIds.get(key);
+  if (!known) {
+    const built = buildChannelConfig({ signer, storage: new InMemoryClientChannelStorage(), salt: CHANNEL_SALT }, requirements);
+    known = { config: built, channelId: computeChannelId(built, requirements.network).toLowerCase() as `0x${string}` };
+    if (channelIds.size >= MAX_CHANNEL_IDS) channelIds.clear();
+    channelIds.set(key, known);
+  }
+  const { config, channelId } = known;
   return {
     requirements,
     identity: {
