@@ -43,3 +43,29 @@ export function agentAuthorizationSeconds(input: { secondsLeft: number; serviceM
 export function describeExpiry(validBeforeSeconds: bigint | number): string {
   return `${new Date(Number(validBeforeSeconds) * 1000).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
+
+/**
+ * A quote's validity window: a person's approval time, or the agent's authorization time that
+ * still leaves room to prove the outcome before the deadline (undefined: too little time left).
+ * It opens CLOCK_SKEW_SECONDS early, for a chain whose clock runs behind ours.
+ */
+export function quoteWindow(input: {
+  payerKind: "agent" | "user";
+  nowMs: number;
+  deadline: number;
+  serviceMaxSeconds: number;
+  approvalTtlSeconds: number | undefined;
+  agentTtlSeconds: number | undefined;
+}): { validAfter: bigint; validBefore: bigint } | undefined {
+  const nowSeconds = Math.floor(input.nowMs / 1000);
+  const lifetime =
+    input.payerKind === "user"
+      ? (input.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS)
+      : agentAuthorizationSeconds({
+          secondsLeft: (input.deadline - input.nowMs) / 1000,
+          serviceMaxSeconds: input.serviceMaxSeconds,
+          configuredSeconds: input.agentTtlSeconds ?? DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS,
+        });
+  if (lifetime === undefined) return undefined;
+  return { validAfter: BigInt(nowSeconds - CLOCK_SKEW_SECONDS), validBefore: BigInt(nowSeconds + lifetime) };
+}

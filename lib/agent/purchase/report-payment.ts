@@ -10,7 +10,7 @@ import type { PaymentTracker } from "./payment-tracker";
 import type { PurchaseDependencies, PurchaseOutcome, Quote } from "./purchase-types";
 import { settledFields, type SettledPayment } from "./upto-settlement";
 
-type Subject = { id: string; service: string; resource: string };
+export type Subject = { id: string; service: string; resource: string };
 
 export function reportFailure(
   tracker: PaymentTracker,

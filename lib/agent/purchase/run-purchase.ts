@@ -14,11 +14,11 @@ import { DEFAULT_CONTENT_TYPE } from "../../x402/request-body";
 import { askWithoutPaying } from "./ask-without-paying";
 import { chooseOption, optionProblems, paymentProblems, readinessOf } from "./quote-stage";
 import { journalTerms, schemeOf } from "./schemes/payment-schemes";
-import { agentAuthorizationSeconds, CLOCK_SKEW_SECONDS, DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS } from "./authorization-window";
+import { quoteWindow } from "./authorization-window";
 import { fundPayer } from "./fund-payer";
 import { payAndDeliver } from "./pay-and-deliver";
 import { paymentIdForNonce, type PurchaseDependencies, type PurchaseOutcome, type PurchaseRequest, type Quote } from "./purchase-types";
-import { reportFailure, subjectOf } from "./report-payment";
+import { reportFailure, subjectOf, type Subject } from "./report-payment";
 import { reserveBudget } from "./reserve-budget";
 import { offerSignIn, signInInstead } from "./sign-in-instead";
 import { readServiceData } from "./service-data";
@@ -27,7 +27,9 @@ import { extensionsThatFit } from "../../x402/payment-signature-header";
 import { resourceInfoOf } from "../../stream/extension-echo-bounds";
 import { identifiedOutcome } from "./retry-safety";
 import { approvalRequest } from "./approval-for-quote";
-import { channelAccessOf, payThroughChannel } from "./channels/pay-through-channel";
+import { quotedStep } from "./quoted-step";
+import { channelAccessOf, payThroughChannel, startChannelTurnEarly } from "./channels/pay-through-channel";
+import type { EarlyTurn } from "./channels/early-turn";
 import { payerBalance, rememberChosenOption } from "./balance-first";
 
 export { MIN_PAYMENT_WINDOW_SECONDS } from "./authorization-window";
@@ -35,13 +37,23 @@ export { runApprovedPurchase } from "./run-approved-purchase";
 export * from "./purchase-types";
 
 export async function runPurchase(deps: PurchaseDependencies, request: PurchaseRequest): Promise<PurchaseOutcome> {
-  const now = deps.now;
-  const payerAddress = request.payer.kind === "agent" ? request.payer.account.address : request.payer.address;
   const provisional = {
     id: `pay_${createHash("sha256").update(`${request.intent}\n${request.url}`).digest("hex").slice(0, 16)}`,
     service: request.service,
     resource: request.url,
   };
+  // A repeat call's channel turn and acquisition, taken beside the unpaid request (channels/early-turn.ts).
+  const early = startChannelTurnEarly(deps, request, provisional.id);
+  try {
+    return await purchase(deps, request, provisional, early);
+  } finally {
+    await early?.release();
+  }
+}
+
+async function purchase(deps: PurchaseDependencies, request: PurchaseRequest, provisional: Subject, early: EarlyTurn | undefined): Promise<PurchaseOutcome> {
+  const now = deps.now;
+  const payerAddress = request.payer.kind === "agent" ? request.payer.account.address : request.payer.address;
   const fail = (reason: Parameters<typeof reportFailure>[2], message: string) => reportFailure(request.tracker, provisional, reason, message);
 
   // The payer's balance is needed at step 5; reading it alongside the unpaid request saves a
@@ -80,22 +92,16 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const paidBefore = deps.hasPaid ? deps.hasPaid(payerAddress, option.payTo).catch(() => undefined) : Promise.resolve(undefined);
 
   // 3. Freeze the quote: validity window and a nonce bound to every term.
-  const nowSeconds = Math.floor(now() / 1000);
-  let lifetime: number;
-  if (request.payer.kind === "user") {
-    lifetime = deps.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS;
-  } else {
-    const seconds = agentAuthorizationSeconds({
-      secondsLeft: (request.deadline - now()) / 1000,
-      serviceMaxSeconds: option.maxTimeoutSeconds,
-      configuredSeconds: deps.agentAuthorizationTtlSeconds ?? DEFAULT_AGENT_AUTHORIZATION_TTL_SECONDS,
-    });
-    if (seconds === undefined)
-      return fail("deadline", "Too little time is left in this request to pay and still prove the outcome in time; nothing was signed.");
-    lifetime = seconds;
-  }
-  const validAfter = BigInt(nowSeconds - CLOCK_SKEW_SECONDS);
-  const validBefore = BigInt(nowSeconds + lifetime);
+  const window = quoteWindow({
+    payerKind: request.payer.kind,
+    nowMs: now(),
+    deadline: request.deadline,
+    serviceMaxSeconds: option.maxTimeoutSeconds,
+    approvalTtlSeconds: deps.approvalTtlSeconds,
+    agentTtlSeconds: deps.agentAuthorizationTtlSeconds,
+  });
+  if (!window) return fail("deadline", "Too little time is left in this request to pay and still prove the outcome in time; nothing was signed.");
+  const { validAfter, validBefore } = window;
   const unsealed: Quote = {
     id: "",
     service: request.service,
@@ -125,43 +131,28 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
           unsealed.extensions,
         )
       : unsealed.extensions;
-  const nonce = quoteNonce(deps.quoteSecret, {
-    payer: payerAddress,
-    option,
-    chainId: deps.network.chainId,
-    url: request.url,
-    method: request.method,
-    validAfter,
-    validBefore,
-    intent: request.payer.kind === "user" ? "" : request.intent,
-    body: request.body,
-    contentType: request.contentType,
-    extensions,
-    resourceInfo: resourceInfoOf(unsealed.resource),
-  });
-  const quote: Quote = { ...unsealed, id: paymentIdForNonce(nonce), nonce, extensions };
+  // A channel call on its early turn is journaled under that turn's id and reservation; its nonce binds no signature.
+  const onEarlyTurn = scheme.paysThroughChannel && early?.fits(unsealed) ? early : undefined;
+  const nonce =
+    onEarlyTurn?.reservationId ??
+    quoteNonce(deps.quoteSecret, {
+      payer: payerAddress,
+      option,
+      chainId: deps.network.chainId,
+      url: request.url,
+      method: request.method,
+      validAfter,
+      validBefore,
+      intent: request.payer.kind === "user" ? "" : request.intent,
+      body: request.body,
+      contentType: request.contentType,
+      extensions,
+      resourceInfo: resourceInfoOf(unsealed.resource),
+    });
+  const quote: Quote = { ...unsealed, id: onEarlyTurn?.paymentId ?? paymentIdForNonce(nonce), nonce, extensions };
   const amount = formatUsdc(option.amount);
   const newPayee = (await paidBefore) === false;
-  const quoted = {
-    service: request.service,
-    resource: request.url,
-    amount,
-    ...scheme.words.quoteFields(amount),
-    asset: option.asset,
-    network: option.network,
-    payTo: option.payTo,
-    payer: payerAddress,
-    ...(newPayee ? { newPayee } : {}),
-  };
-  const firstNote = newPayee ? "; this wallet has never paid this payee before" : "";
-  // An upfront offer settles before the service works: a failure then is money already gone, so the quote says it.
-  const upfrontNote = option.upfront ? "; paid up front: it settles before the service does the work" : "";
-  const quotedEvent = {
-    id: quote.id,
-    status: "quoted" as const,
-    ...quoted,
-    message: `${request.service} asks ${scheme.words.asks(amount)}${listingNote}${firstNote}${upfrontNote}.`,
-  };
+  const { quoted, quotedEvent } = quotedStep({ quote, scheme, amount, newPayee, listingNote });
   // A channel payment's journal rows are the channel ledger's own (channels/pay-through-channel.ts).
   if (scheme.paysThroughChannel) request.tracker.journaledElsewhere(quotedEvent);
   else request.tracker.update(quotedEvent, journalTerms(quote));
@@ -181,7 +172,7 @@ export async function runPurchase(deps: PurchaseDependencies, request: PurchaseR
   const [problem] = checked.problems;
   if (problem) return failQuote(problem.reason, `${problem.text}; nothing was signed.`);
   const { permit2Missing } = checked;
-  if (scheme.paysThroughChannel) return identifiedOutcome(await payThroughChannel(deps, request, quote), quote);
+  if (scheme.paysThroughChannel) return identifiedOutcome(await payThroughChannel(deps, request, quote, early), quote);
 
   // A metered quote is signed as a Permit2 permit for its ceiling, an exact one as EIP-3009.
   const typedData = scheme.typedData(quote, deps.network.chainId);

@@ -282,6 +282,86 @@ describe("paying through a channel", () => {
     expect(await tracker.recorded()).toBe(false);
   });
 
+  describe("a repeat call's early turn", () => {
+    // Each test its own URL: what this instance remembers of a URL is kept for the process.
+    let path = 0;
+    const repeatOf = (answers: PaidAnswer[], accepts: Record<string, unknown>[] = [option({ minDeposit: "50000" })], gate?: Promise<void>) => {
+      const url = `http://127.0.0.1:9/ticks-early-${path}?symbol=BTC`;
+      const base = request(answers, accepts);
+      const ask = base.ask!;
+      return { ...base, url, ask: async (unpaid: Parameters<typeof ask>[0]) => (await gate, ask(unpaid)) };
+    };
+    const voucher = (lease: string, charged: bigint, cumulative = charged + PRICE): AcquireResult => ({
+      status: "voucher",
+      lease,
+      channel: state(charged, 50_000n),
+      cumulative,
+    });
+    beforeEach(() => {
+      path += 1;
+    });
+
+    it("acquires beside the unpaid request and pays on that acquisition: one statement before the voucher, under the purchase's id", async () => {
+      const ledger = fakeLedger([voucher("lease-1", 5_000n), voucher("lease-2", 6_000n)]);
+      expect(await runPurchase(deps(ledger), repeatOf([delivered(6_000n)]))).toMatchObject({ status: "delivered" });
+      expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "settle"]);
+
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const second = runPurchase(deps(ledger), repeatOf([delivered(7_000n)], undefined, gate));
+      for (let index = 0; index < 20; index += 1) await new Promise((resolve) => setImmediate(resolve));
+      // The service has not answered the unpaid request yet, and the ledger already acquired.
+      expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "settle", "acquire"]);
+      open();
+      const outcome = await second;
+      expect(outcome).toMatchObject({ status: "delivered", voucher: { cumulative: "7000" } });
+      expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "settle", "acquire", "settle"]);
+      const [early, settle] = ledger.steps.slice(2);
+      expect(early?.input).toMatchObject({ price: PRICE, journal: { paymentId: outcome.status === "delivered" ? outcome.paymentId : "" } });
+      expect(settle?.input).toMatchObject({ lease: "lease-2", reservationId: early?.input.reservationId, charged: 7_000n });
+      expect(payloadOf(sent.at(-1))).toMatchObject({ type: "voucher", voucher: { maxClaimableAmount: "7000" } });
+    });
+
+    it("an offer that no longer fits (another price) gives the early turn back with nothing spent, then acquires for the quote", async () => {
+      const ledger = fakeLedger([voucher("lease-1", 5_000n), voucher("lease-2", 6_000n), voucher("lease-3", 6_000n, 8_000n)]);
+      await runPurchase(deps(ledger), repeatOf([delivered(6_000n)]));
+      const dearer = { ...option({ minDeposit: "50000" }), amount: "2000" };
+      const outcome = await runPurchase(
+        deps(ledger),
+        repeatOf(
+          [
+            {
+              ...delivered(8_000n),
+              settlement: { ...delivered(8_000n).settlement!, extra: { chargedAmount: "2000", channelState: { chargedCumulativeAmount: "8000" } } },
+            },
+          ],
+          [dearer],
+        ),
+      );
+      expect(outcome).toMatchObject({ status: "delivered", amount: "0.002" });
+      expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "settle", "acquire", "abandon", "acquire", "settle"]);
+      const [early, abandon, acquire] = ledger.steps.slice(2);
+      expect(abandon?.input).toMatchObject({ lease: "lease-2", reservationId: early?.input.reservationId, spent: "nothing" });
+      expect(acquire?.input).toMatchObject({ price: 2_000n });
+      expect(acquire?.input.reservationId).not.toBe(early?.input.reservationId);
+    });
+
+    it("a purchase refused before it pays gives the early turn back with nothing spent, the refusal under the id its row was journaled with", async () => {
+      const ledger = fakeLedger([voucher("lease-1", 5_000n), voucher("lease-2", 6_000n)]);
+      await runPurchase(deps(ledger), repeatOf([delivered(6_000n)]));
+      const refused_ = { ...repeatOf([]), limits: { perPayment: PRICE - 1n, perRequest: 1_000_000n, daily: 10_000_000n } };
+      const outcome = await runPurchase(deps(ledger), refused_);
+      expect(outcome).toMatchObject({ status: "failed", reason: "limit-exceeded" });
+      expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "settle", "acquire", "abandon"]);
+      const [early, abandon] = ledger.steps.slice(2);
+      expect(early?.input).toMatchObject({ journal: { paymentId: outcome.status === "failed" ? outcome.paymentId : "" } });
+      expect(abandon?.input).toMatchObject({ lease: "lease-2", reservationId: early?.input.reservationId, spent: "nothing" });
+      expect(sent).toHaveLength(1);
+    });
+  });
+
   it("a corrective 402 proven by this wallet's own voucher resyncs the channel and retries once with the service's count", async () => {
     const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
     // The chain's view of the channel, as the client reads it to check the service's proof.

@@ -15,6 +15,7 @@ import type { ChannelAccess } from "../quote-stage";
 import { claimRequest, dailyBudgetsOf, dailyRefusal } from "../reserve-budget";
 import { callOnLease, type LeasedCall } from "./channel-call";
 import { inTurn } from "./channel-queue";
+import { rememberChannel, startEarlyTurn, type EarlyTurn, type TurnWork } from "./early-turn";
 import { channelOf, channelSigner } from "./channel-wire";
 import { depositSize } from "./deposit-size";
 
@@ -35,7 +36,33 @@ export function channelBudgetsOf(payer: `0x${string}`, limits: PurchaseRequest["
   return { payer, payerLimit: budgets.payerLimit, ...(budgets.scope ? { scope: budgets.scope } : {}), ...(budgets.pool ? { pool: budgets.pool } : {}) };
 }
 
-export async function payThroughChannel(deps: PurchaseDependencies, request: PurchaseRequest, quote: Quote): Promise<PurchaseOutcome> {
+/**
+ * The early turn of a purchase (early-turn.ts): started beside its unpaid request where this
+ * instance's last purchase of the URL by this payer paid through a channel, journaled under the
+ * purchase's provisional id. Undefined where this payer cannot pay through channels.
+ */
+export function startChannelTurnEarly(deps: PurchaseDependencies, request: PurchaseRequest, paymentId: string): EarlyTurn | undefined {
+  const { payer } = request;
+  if (!deps.channels || payer.kind !== "agent" || payer.funding) return undefined;
+  const signer = channelSigner(payer.account, deps.chain);
+  return startEarlyTurn({
+    ledger: deps.channels,
+    channelIdOf: (quote) => channelOf(signer, quote).identity.channelId,
+    payer: payer.account.address,
+    url: request.url,
+    budgets: channelBudgetsOf(payer.account.address, request.limits),
+    journal: { paymentId, payerKind: "agent", service: request.service, resource: request.url, ...request.tracker.journalKeys },
+    leaseMs: leaseMsFor(deps, request),
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+}
+
+/** How long a call's lease lasts: its request's time left, at most MAX_LEASE_MS. */
+function leaseMsFor(deps: PurchaseDependencies, request: PurchaseRequest): number {
+  return Math.max(1, Math.min(request.deadline - deps.now(), MAX_LEASE_MS));
+}
+
+export async function payThroughChannel(deps: PurchaseDependencies, request: PurchaseRequest, quote: Quote, early?: EarlyTurn): Promise<PurchaseOutcome> {
   const { tracker } = request;
   const price = quote.option.amount;
   let claimed = false;
@@ -55,14 +82,15 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
   const signer = channelSigner(request.payer.account, deps.chain);
   const channel = channelOf(signer, quote);
   const budgets = channelBudgetsOf(quote.payer, request.limits);
-  return inTurn(ledger, channel.identity.channelId, async (holdTurn) => {
-    const acquired = await acquireInTime(deps, ledger, request, {
-      identity: channel.identity,
-      price,
-      budgets,
-      reservationId: quote.nonce,
-      journal: journalFacts(request, quote),
-    });
+  rememberChannel(quote.payer, quote.url, { identity: channel.identity, price });
+  const onTurn: TurnWork<PurchaseOutcome> = async (holdTurn, first) => {
+    const acquired = await acquireInTime(
+      deps,
+      ledger,
+      request,
+      { identity: channel.identity, price, budgets, reservationId: quote.nonce, journal: journalFacts(request, quote) },
+      first,
+    );
     if (acquired.status === "deadline") {
       return fail("deadline", `${quote.service}'s payment channel stayed busy with other calls until this request's time ran out; nothing was signed.`, true);
     }
@@ -78,29 +106,39 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
     }
     const deposit = await reserveDeposit(base, acquired, budgets);
     return "outcome" in deposit ? deposit.outcome : callOnLease({ ...base, state: deposit.state, deposit: deposit.deposit });
-  });
+  };
+  // The quote took the early turn's nonce where its option fits that turn (run-purchase.ts).
+  if (early && early.reservationId === quote.nonce) return early.take(onTurn);
+  await early?.release();
+  return inTurn(ledger, channel.identity.channelId, (holdTurn) => onTurn(holdTurn));
 }
 
 type Acquired = Exclude<AcquireResult, { status: "busy" }> | { status: "deadline" } | { status: "unavailable" };
 
-/** Acquire, waiting out `busy` answers (another instance's call on the channel) until the request's deadline. */
+/** Acquire (or take the early turn's acquisition first), waiting out `busy` answers (another instance's call on the channel) until the request's deadline. */
 async function acquireInTime(
   deps: PurchaseDependencies,
   ledger: ChannelLedger,
   request: PurchaseRequest,
   input: Omit<Parameters<ChannelLedger["acquire"]>[0], "leaseMs">,
+  first?: Promise<AcquireResult | { status: "unavailable" }>,
 ): Promise<Acquired> {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  let early = first;
   for (;;) {
-    const left = request.deadline - deps.now();
-    if (left <= 0) return { status: "deadline" };
+    if (request.deadline - deps.now() <= 0 && !early) return { status: "deadline" };
     let result: AcquireResult;
     try {
-      result = await ledger.acquire({ ...input, leaseMs: Math.min(left, MAX_LEASE_MS) });
+      const answer = await (early ?? ledger.acquire({ ...input, leaseMs: leaseMsFor(deps, request) }));
+      if (answer.status === "unavailable") return answer;
+      result = answer;
     } catch {
       return { status: "unavailable" };
     }
+    early = undefined;
     if (result.status !== "busy") return result;
+    const left = request.deadline - deps.now();
+    if (left <= 0) return { status: "deadline" };
     await sleep(Math.max(1, Math.min(result.retryInMs, left)));
   }
 }
