@@ -10,7 +10,10 @@
  *
  * Each variant's body is read whole, as the guarded fetch does. Rounds are interleaved (each
  * round times every variant, the order rotating) and each round is reported on its own, so the
- * spread across rounds shows, not only the best one. Warm-up requests are not counted.
+ * spread across rounds shows, not only the best one. Warm-up requests are not counted. Beside
+ * the wall time, each round's CPU time per request (`process.cpuUsage`, both ends of the
+ * loopback in this one process, GC threads included): on a machine shared with other work it
+ * moves less than the wall time, which waits for the cores.
  *
  *   npm run bench:fetch -- --requests 2000 --rounds 3 --warmup 200
  */
@@ -73,26 +76,34 @@ async function main(): Promise<void> {
     let connections = 0;
     server.on("connection", () => (connections += 1));
     const perRound = new Map<string, number[][]>(variants.map((variant) => [variant.name, []]));
+    const cpuPerRound = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
     console.log(`${requests} sequential GETs per variant per round, ${rounds} rounds, ${warmup} warm-up each (Node ${process.version})`);
     for (let round = 0; round < rounds; round += 1) {
       const order = variants.map((_, index) => variants[(index + round) % variants.length] as Variant);
       for (const variant of order) {
         const connectionsBefore = connections;
+        const cpuBefore = process.cpuUsage();
         const samples = await timeRequests(variant, url, requests);
+        const cpu = process.cpuUsage(cpuBefore);
+        const cpuPerRequest = (cpu.user + cpu.system) / 1000 / requests;
         perRound.get(variant.name)?.push(samples);
+        cpuPerRound.get(variant.name)?.push(cpuPerRequest);
         const summary = summarize(samples);
         console.log(
-          `round ${round + 1}  ${variant.name.padEnd(22)} median ${ms(summary.median)}  p95 ${ms(summary.p95)}  min ${ms(summary.min)}  max ${ms(summary.max)}  new connections ${connections - connectionsBefore}`,
+          `round ${round + 1}  ${variant.name.padEnd(22)} median ${ms(summary.median)}  p95 ${ms(summary.p95)}  min ${ms(summary.min)}  max ${ms(summary.max)}  cpu ${ms3(cpuPerRequest)}/request  new connections ${connections - connectionsBefore}`,
         );
       }
     }
-    console.log("\nacross rounds (median of each round's median; its min and max; p95 of all requests)");
+    console.log(
+      "\nacross rounds (median of the rounds' medians, and each round's; p95, min, max of all requests; median of the rounds' CPU per request, and each round's)",
+    );
     for (const variant of variants) {
       const roundSamples = perRound.get(variant.name) ?? [];
       const medians = roundSamples.map((samples) => median(samples));
       const all = summarize(roundSamples.flat());
+      const cpu = cpuPerRound.get(variant.name) ?? [];
       console.log(
-        `${variant.name.padEnd(22)} median ${ms3(median(medians))} (rounds ${medians.map(ms3).join(", ")})  p95 ${ms3(all.p95)}  min ${ms3(all.min)}  max ${ms(all.max)}`,
+        `${variant.name.padEnd(22)} median ${ms3(median(medians))} (rounds ${medians.map(ms3).join(", ")})  p95 ${ms3(all.p95)}  min ${ms3(all.min)}  max ${ms(all.max)}  cpu ${ms3(median(cpu))}/request (rounds ${cpu.map(ms3).join(", ")})`,
       );
     }
   } finally {
