@@ -35,8 +35,8 @@ export type BoundedSignal = TimeoutSignal & {
 /**
  * A signal that aborts with the caller's reason when `caller` aborts, or with a `TimeoutError`
  * after `ms`, whichever comes first: what `AbortSignal.any([caller, timeoutSignal(ms).signal])`
- * gives, at a fraction of its cost per call (on Node 22 `AbortSignal.any` took about 30 µs, this
- * about 4; measured by `npm run bench:fetch`'s guarded fetch, which makes one per request).
+ * gives, at a fraction of its cost per call (on Node 22 `AbortSignal.any` took 15 to 45 µs, this
+ * about 4; the guarded fetch makes one per request, see docs/decisions.md, "Outbound requests").
  * `clear` stops the timer and takes the listener off the caller's signal, so a long-lived caller
  * (a chat turn making many requests) does not collect one per finished request.
  */
