@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { settleWithin, timeoutSignal } from "./timeout";
+import { boundedSignal, settleWithin, timeoutSignal } from "./timeout";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -38,5 +38,50 @@ describe("settleWithin", () => {
     await vi.advanceTimersByTimeAsync(1_000);
     await outcome;
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("boundedSignal", () => {
+  it("aborts with the caller's reason when the caller aborts first", () => {
+    const caller = new AbortController();
+    const bounded = boundedSignal(caller.signal, 1_000);
+    const reason = new Error("user cancelled");
+    caller.abort(reason);
+    expect(bounded.signal.aborted).toBe(true);
+    expect(bounded.signal.reason).toBe(reason);
+    expect(bounded.timedOut()).toBe(false);
+    bounded.clear();
+  });
+
+  it("aborts with a TimeoutError when the time is up first, and says so", () => {
+    const caller = new AbortController();
+    const bounded = boundedSignal(caller.signal, 1_000);
+    vi.advanceTimersByTime(999);
+    expect(bounded.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(bounded.signal.reason).toMatchObject({ name: "TimeoutError" });
+    expect(bounded.timedOut()).toBe(true);
+    caller.abort(new Error("too late"));
+    expect(bounded.signal.reason).toMatchObject({ name: "TimeoutError" });
+  });
+
+  it("starts aborted when the caller already is, and works without a caller", () => {
+    const reason = new Error("gone");
+    expect(boundedSignal(AbortSignal.abort(reason), 1_000).signal.reason).toBe(reason);
+    const alone = boundedSignal(undefined, 1_000);
+    vi.advanceTimersByTime(1_000);
+    expect(alone.timedOut()).toBe(true);
+  });
+
+  it("once cleared, leaves no timer and no listener on the caller's signal", () => {
+    const caller = new AbortController();
+    const removed = vi.spyOn(caller.signal, "removeEventListener");
+    const bounded = boundedSignal(caller.signal, 1_000);
+    bounded.clear();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(removed).toHaveBeenCalledWith("abort", expect.any(Function));
+    caller.abort(new Error("after the work"));
+    vi.advanceTimersByTime(5_000);
+    expect(bounded.signal.aborted).toBe(false);
   });
 });

@@ -14,12 +14,51 @@ export type TimeoutSignal = {
   clear(): void;
 };
 
+function timeoutError(): DOMException {
+  return new DOMException("The operation was aborted due to timeout", "TimeoutError");
+}
+
 export function timeoutSignal(ms: number): TimeoutSignal {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), ms);
+  const timer = setTimeout(() => controller.abort(timeoutError()), ms);
   // A bound on one request must not keep the process alive.
   timer.unref?.();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** A time bound joined to a caller's signal (see `boundedSignal`). */
+export type BoundedSignal = TimeoutSignal & {
+  /** Whether the time bound (not the caller) ended the work. */
+  timedOut(): boolean;
+};
+
+/**
+ * A signal that aborts with the caller's reason when `caller` aborts, or with a `TimeoutError`
+ * after `ms`, whichever comes first: what `AbortSignal.any([caller, timeoutSignal(ms).signal])`
+ * gives, at a fraction of its cost per call (on Node 22 `AbortSignal.any` took 15 to 45 µs, this
+ * about 4; the guarded fetch makes one per request, see docs/decisions.md, "Outbound requests").
+ * `clear` stops the timer and takes the listener off the caller's signal, so a long-lived caller
+ * (a chat turn making many requests) does not collect one per finished request.
+ */
+export function boundedSignal(caller: AbortSignal | undefined, ms: number): BoundedSignal {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(timeoutError());
+  }, ms);
+  timer.unref?.();
+  const onCallerAbort = () => controller.abort(caller?.reason);
+  if (caller?.aborted) onCallerAbort();
+  else caller?.addEventListener("abort", onCallerAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    clear() {
+      clearTimeout(timer);
+      caller?.removeEventListener("abort", onCallerAbort);
+    },
+  };
 }
 
 /**

@@ -27,7 +27,7 @@ import { compileAllowlist } from "./outbound-allowlist";
 import { cappedStream } from "./capped-stream";
 import { assertOutboundUrl, parseOutboundUrl } from "./outbound-url";
 import { readCappedBody } from "./read-capped-body";
-import { timeoutSignal } from "../timeout";
+import { boundedSignal } from "../timeout";
 
 export { GuardedFetchError, GUARDED_FETCH_ERROR_CODES, type GuardedFetchErrorCode } from "./guarded-fetch-error";
 export { isPublicAddress } from "./public-address";
@@ -78,7 +78,8 @@ type Hop = { url: URL; method: string; headers: Headers; body: Uint8Array | unde
 
 type Signals = {
   caller: AbortSignal;
-  timeout: AbortSignal;
+  /** Whether the time bound ran out (the caller's abort aside). */
+  timedOut: () => boolean;
   combined: AbortSignal;
   /** Called when a streamed body is handed on; returns what releases the time bound when it ends. */
   handOver: () => () => void;
@@ -91,8 +92,8 @@ function toGuardedError(error: unknown, signals: Signals, host: string, dispatch
   if (signals.caller.aborted) return signals.caller.reason;
   // Refused by fetch itself before the request was handed to the connection pool (a port on
   // the Fetch standard's bad-port list, a malformed header): nothing can have been sent.
-  if (!dispatched) return new GuardedFetchError(signals.timeout.aborted ? "timeout" : "connect_failed", { host, cause: error, requestMayHaveArrived: false });
-  if (signals.timeout.aborted) return new GuardedFetchError("timeout", { host, cause: error });
+  if (!dispatched) return new GuardedFetchError(signals.timedOut() ? "timeout" : "connect_failed", { host, cause: error, requestMayHaveArrived: false });
+  if (signals.timedOut()) return new GuardedFetchError("timeout", { host, cause: error });
   // Not raised by our connector, so a socket existed: a reset, a closed connection or a garbled
   // answer after (part of) the request may have been written.
   return new GuardedFetchError("connection_lost", { host, cause: error });
@@ -179,10 +180,9 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       throw toGuardedError(error, signals, host, true);
     }
 
-    const headers = new Headers(Array.from(upstream.headers));
     // The body below is complete and already decoded; these would describe a different body.
-    headers.delete("content-encoding");
-    headers.delete("content-length");
+    // Entries, not a Headers object: the Response then checks and copies each value only once.
+    const headers = Array.from(upstream.headers).filter(([name]) => name !== "content-encoding" && name !== "content-length");
     const response = new Response(NULL_BODY_STATUSES.has(upstream.status) ? null : bytes, {
       status: upstream.status,
       statusText: upstream.statusText,
@@ -233,16 +233,16 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const caller = init?.signal ?? (input instanceof Request ? input.signal : request.signal);
     if (caller.aborted) throw caller.reason;
 
-    // A body read whole is done when this returns, so the timer is stopped then; a streamed
-    // body takes the timer with it and stops it when it ends.
-    const timeout = timeoutSignal(settings.timeoutMs);
+    // A body read whole is done when this returns, so the bound is released then (timer and
+    // caller listener); a streamed body takes the bound with it and releases it when it ends.
+    const timeout = boundedSignal(caller, settings.timeoutMs);
     let handedOver = false;
     const handOver = () => {
       handedOver = true;
       return timeout.clear;
     };
     try {
-      return await fetchHops(request, firstUrl, { caller, timeout: timeout.signal, combined: AbortSignal.any([caller, timeout.signal]), handOver });
+      return await fetchHops(request, firstUrl, { caller, timedOut: timeout.timedOut, combined: timeout.signal, handOver });
     } finally {
       if (!handedOver) timeout.clear();
     }
