@@ -87,9 +87,12 @@ async function purchase(deps: PurchaseDependencies, request: PurchaseRequest, pr
   // The listing's price and the operator's payee policy, in code, before anything is quoted or signed.
   const [refused] = optionProblems({ service: request.service, option, listedAmount: listed, payerKind: request.payer.kind, payeePolicy: deps.payeePolicy });
   if (refused) return fail(refused.reason, `${refused.text}; nothing was signed.`);
+  // A channel call on its early turn (a channel this instance delivered through) is journaled
+  // under that turn's id and reservation, its nonce binding no signature; its payee was paid.
+  const onEarlyTurn = scheme.paysThroughChannel && early?.fits(option) ? early : undefined;
   // A payee this payer never paid is worth a second look: flagged, not refused. Asked while
   // the quote is frozen; a journal that cannot answer flags nothing rather than fail the payment.
-  const paidBefore = deps.hasPaid ? deps.hasPaid(payerAddress, option.payTo).catch(() => undefined) : Promise.resolve(undefined);
+  const paidBefore = deps.hasPaid && !onEarlyTurn ? deps.hasPaid(payerAddress, option.payTo).catch(() => undefined) : Promise.resolve(undefined);
 
   // 3. Freeze the quote: validity window and a nonce bound to every term.
   const window = quoteWindow({
@@ -131,8 +134,6 @@ async function purchase(deps: PurchaseDependencies, request: PurchaseRequest, pr
           unsealed.extensions,
         )
       : unsealed.extensions;
-  // A channel call on its early turn is journaled under that turn's id and reservation; its nonce binds no signature.
-  const onEarlyTurn = scheme.paysThroughChannel && early?.fits(unsealed) ? early : undefined;
   const nonce =
     onEarlyTurn?.reservationId ??
     quoteNonce(deps.quoteSecret, {

@@ -63,7 +63,10 @@ const channelIds = new Map<string, { config: ReturnType<typeof buildChannelConfi
 const MAX_CHANNEL_IDS = 512;
 
 /** The channel this payer opens with the quote's service, as the client builds it, and how the ledger knows it. */
-export function channelOf(signer: ChannelSigner, quote: SchemeQuote & { url: string }): { identity: ChannelIdentity; requirements: PaymentRequirements } {
+export function channelOf(
+  signer: ChannelSigner,
+  quote: Pick<SchemeQuote, "option" | "payer"> & { url: string },
+): { identity: ChannelIdentity; requirements: PaymentRequirements } {
   const requirements = acceptedRequirementsOf(quote.option);
   const key = `${signer.address}\n${JSON.stringify(requirements)}`;
   let known = channelIds.get(key);

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { AcquireResult, ChannelBudgets, ChannelIdentity, ChannelJournalFacts, ChannelLedger } from "../../../channels/channel-ledger";
-import type { SchemeQuote } from "../schemes/payment-scheme";
+import type { PayableRequirement } from "../../../x402/payment-requirements";
 import { inTurn, type HoldTurn } from "./channel-queue";
 
 /** What a purchase pays on the turn: given the turn's hold and the acquisition made at its start. */
@@ -27,8 +27,8 @@ export type EarlyTurn = {
   reservationId: `0x${string}`;
   /** The purchase's id, under which the acquisition journaled its row. */
   paymentId: string;
-  /** Whether a quote's option is for this turn's channel and price (then its nonce and id are the turn's). */
-  fits(quote: SchemeQuote & { url: string }): boolean;
+  /** Whether the service's option is for this turn's channel and price (then the quote's nonce and id are the turn's). */
+  fits(option: PayableRequirement): boolean;
   /** Pays on this turn; its result once `work` has finished. */
   take<T>(work: TurnWork<T>): Promise<T>;
   /** Gives the turn back unused (a no-op once taken); resolves when the turn has ended. */
@@ -68,7 +68,7 @@ export function rememberChannel(payer: string, url: string, channel: Remembered 
 export function startEarlyTurn(input: {
   ledger: ChannelLedger;
   /** The channel a quote's option is for (channel-wire.ts's `channelOf`). */
-  channelIdOf: (quote: Parameters<EarlyTurn["fits"]>[0]) => `0x${string}`;
+  channelIdOf: (option: PayableRequirement) => `0x${string}`;
   payer: string;
   url: string;
   budgets: ChannelBudgets;
@@ -104,7 +104,7 @@ export function startEarlyTurn(input: {
     price,
     reservationId,
     paymentId: input.journal.paymentId,
-    fits: (quote) => quote.option.amount === price && input.channelIdOf(quote) === identity.channelId,
+    fits: (option) => option.amount === price && input.channelIdOf(option) === identity.channelId,
     take: <T>(work: TurnWork<T>) => {
       choose(work);
       return turn as Promise<T>;

@@ -47,7 +47,7 @@ export function startChannelTurnEarly(deps: PurchaseDependencies, request: Purch
   const signer = channelSigner(payer.account, deps.chain);
   return startEarlyTurn({
     ledger: deps.channels,
-    channelIdOf: (quote) => channelOf(signer, quote).identity.channelId,
+    channelIdOf: (option) => channelOf(signer, { option, payer: payer.account.address, url: request.url }).identity.channelId,
     payer: payer.account.address,
     url: request.url,
     budgets: channelBudgetsOf(payer.account.address, request.limits),
@@ -82,7 +82,6 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
   const signer = channelSigner(request.payer.account, deps.chain);
   const channel = channelOf(signer, quote);
   const budgets = channelBudgetsOf(quote.payer, request.limits);
-  rememberChannel(quote.payer, quote.url, { identity: channel.identity, price });
   const onTurn: TurnWork<PurchaseOutcome> = async (holdTurn, first) => {
     const acquired = await acquireInTime(
       deps,
@@ -108,9 +107,16 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
     return "outcome" in deposit ? deposit.outcome : callOnLease({ ...base, state: deposit.state, deposit: deposit.deposit });
   };
   // The quote took the early turn's nonce where its option fits that turn (run-purchase.ts).
-  if (early && early.reservationId === quote.nonce) return early.take(onTurn);
-  await early?.release();
-  return inTurn(ledger, channel.identity.channelId, (holdTurn) => onTurn(holdTurn));
+  let outcome: PurchaseOutcome;
+  if (early && early.reservationId === quote.nonce) outcome = await early.take(onTurn);
+  else {
+    await early?.release();
+    outcome = await inTurn(ledger, channel.identity.channelId, (holdTurn) => onTurn(holdTurn));
+  }
+  // Remembered once delivered: the next purchase of this URL takes the channel's turn early,
+  // and knows its payee was paid.
+  if (outcome.status === "delivered") rememberChannel(quote.payer, quote.url, { identity: channel.identity, price });
+  return outcome;
 }
 
 type Acquired = Exclude<AcquireResult, { status: "busy" }> | { status: "deadline" } | { status: "unavailable" };
