@@ -65,7 +65,8 @@ export function onChainConfigOf(config: Record<string, string | number>): OnChai
   return parsed.data as OnChainChannelConfig;
 }
 
-export type Sent<T> = ({ ok: true; txHash: Hex } & T) | { ok: false; reason: string; detail: string };
+/** A step's outcome: mined, or refused (`sent`: a transaction left and may still be mined). */
+export type Sent<T> = ({ ok: true; txHash: Hex } & T) | { ok: false; reason: string; detail: string; sent?: true };
 
 export type WithdrawalChain = {
   /** The latest block's time, epoch seconds: the contract judges the delay by it. */
@@ -80,13 +81,19 @@ export type WithdrawalChain = {
 export function createWithdrawalChain(options: RelayerOptions): WithdrawalChain {
   const { reader, relayer, writer } = relayerClients(options);
   const contract = BATCH_SETTLEMENT_ADDRESS as Hex;
-  type Mined = { ok: true; txHash: Hex; logs: Log[] } | { ok: false; reason: string; detail: string };
+  type Mined = { ok: true; txHash: Hex; logs: Log[] } | { ok: false; reason: string; detail: string; sent?: true };
   async function send(what: string, simulate: () => Promise<{ request: Parameters<typeof writer.writeContract>[0] }>): Promise<Mined> {
     try {
       // Simulated first: a step the chain would refuse (too early, nothing available) costs no gas and says why.
       const { request } = await simulate();
       const txHash = await withFreshNonce(relayer.address, options.chainId, () => writer.writeContract(request));
-      const receipt = await reader.waitForTransactionReceipt({ hash: txHash, timeout: options.timeoutMs ?? 30_000 });
+      let receipt;
+      try {
+        receipt = await reader.waitForTransactionReceipt({ hash: txHash, timeout: options.timeoutMs ?? 30_000 });
+      } catch (error) {
+        // Sent, its outcome unknown (no receipt in time): the caller keeps its claim, and a later run reads the chain.
+        return { ok: false, sent: true, reason: "unconfirmed", detail: `${what}: transaction ${txHash} has no receipt yet (${String(error)})` };
+      }
       if (receipt.status !== "success") return { ok: false, reason: "reverted", detail: `${what}: transaction ${txHash} reverted` };
       return { ok: true, txHash, logs: receipt.logs.filter((log) => log.address.toLowerCase() === contract.toLowerCase()) };
     } catch (error) {
@@ -112,7 +119,7 @@ export function createWithdrawalChain(options: RelayerOptions): WithdrawalChain 
       );
       if (!sent.ok) return sent;
       const event = parseEventLogs({ abi, eventName: "WithdrawInitiated", logs: sent.logs }).find(ofChannel(channelId));
-      if (!event) return { ok: false, reason: "no-event", detail: `transaction ${sent.txHash} logged no WithdrawInitiated` };
+      if (!event) return { ok: false, sent: true, reason: "no-event", detail: `transaction ${sent.txHash} logged no WithdrawInitiated` };
       return { ok: true, txHash: sent.txHash, initiatedAt: BigInt(event.args.initiatedAt) };
     },
     async finalize(config, channelId) {
@@ -121,7 +128,7 @@ export function createWithdrawalChain(options: RelayerOptions): WithdrawalChain 
       );
       if (sent.ok) {
         const event = parseEventLogs({ abi, eventName: "WithdrawFinalized", logs: sent.logs }).find(ofChannel(channelId));
-        if (!event) return { ok: false, reason: "no-event", detail: `transaction ${sent.txHash} logged no WithdrawFinalized` };
+        if (!event) return { ok: false, sent: true, reason: "no-event", detail: `transaction ${sent.txHash} logged no WithdrawFinalized` };
         return { ok: true, txHash: sent.txHash, amount: event.args.amount };
       }
       if (sent.reason !== "NoPendingWithdrawal") return sent;

@@ -66,7 +66,13 @@ async function failingChannel(failures: number, owner = payer): Promise<ChannelI
 }
 
 /** The contract as the payer sees it: one channel's balance and claims, its pending withdrawal, and the block time. */
-function fakeChain(options: { now: bigint; claimed?: bigint; pending?: { amount: bigint; initiatedAt: bigint }; refuseInitiate?: boolean }) {
+function fakeChain(options: {
+  now: bigint;
+  claimed?: bigint;
+  pending?: { amount: bigint; initiatedAt: bigint };
+  refuseInitiate?: boolean;
+  unconfirmed?: boolean;
+}) {
   const sent: string[] = [];
   let pending = options.pending;
   const chain: WithdrawalChain & { sent: string[]; now: bigint; claimed: bigint } = {
@@ -77,6 +83,7 @@ function fakeChain(options: { now: bigint; claimed?: bigint; pending?: { amount:
     channel: () => Promise.resolve({ available: DEPOSIT - chain.claimed, ...(pending ? { pending } : {}) }),
     initiate(_config, _channelId, amount) {
       sent.push(`initiate:${amount}`);
+      if (options.unconfirmed) return Promise.resolve({ ok: false, sent: true, reason: "unconfirmed", detail: "no receipt yet" });
       if (options.refuseInitiate) return Promise.resolve({ ok: false, reason: "WithdrawalExceedsAvailable", detail: "the chain refused initiateWithdraw" });
       pending = { amount, initiatedAt: chain.now };
       return Promise.resolve({ ok: true, txHash: hex(32), initiatedAt: chain.now });
@@ -132,7 +139,7 @@ describe("withdrawChannels", () => {
     const refused = await failingChannel(3);
     const chain = fakeChain({ now: 3_000_000n, refuseInitiate: true });
     const report = await withdrawChannels({ channels, account: { address: payer }, chain, failures: 3, log: () => undefined });
-    expect(report).toMatchObject({ started: 0, failed: 1 });
+    expect(report).toMatchObject({ started: 0 });
     expect(await channels.get(refused.channelId)).toMatchObject({ state: "open", refundFailures: 3 });
 
     const other = await failingChannel(3, hex(20));
@@ -140,5 +147,13 @@ describe("withdrawChannels", () => {
     await withdrawChannels({ channels, account: { address: payer }, chain: mine, failures: 3, log: () => undefined });
     expect(mine.sent.filter((step) => step.startsWith("initiate"))).toHaveLength(1);
     expect(await channels.get(other.channelId)).toMatchObject({ state: "open" });
+  });
+
+  it("keeps the claim on an initiation sent without a receipt: the channel stays withdrawing and is not taken again while the claim lasts", async () => {
+    const identity = await failingChannel(3);
+    const chain = fakeChain({ now: 4_000_000n, unconfirmed: true });
+    expect(await withdrawChannels({ channels, account: { address: payer }, chain, failures: 3, log: () => undefined })).toMatchObject({ started: 0 });
+    expect(await channels.get(identity.channelId)).toMatchObject({ state: "withdrawing" });
+    expect((await channels.claimForWithdrawal(3, 1_000, 60_000)).map((row) => row.channelId)).not.toContain(identity.channelId);
   });
 });

@@ -46,9 +46,12 @@ async function finalizeDue(deps: ChannelWithdrawalDependencies, report: Withdraw
   const chainNow = await deps.chain.nowSeconds();
   const due = await deps.channels.claimDueWithdrawals(chainNow, WITHDRAWALS_PER_RUN, WITHDRAW_CLAIM_MS);
   for (const channel of due) {
-    let paidBack = false;
+    // Once a transaction left, the claim is kept until it ends: the next run reads the chain.
+    let left = false;
     try {
       const finalized = await deps.chain.finalize(onChainConfigOf(channel.config), channel.channelId);
+      left = !finalized.ok && finalized.sent === true;
+      if (!finalized.ok && left) throw new Error(finalized.detail);
       if (!finalized.ok) {
         // Too early by the chain's clock (or refused): left for the next run.
         await deps.channels.withdrawalReleased(channel.channelId);
@@ -56,16 +59,17 @@ async function finalizeDue(deps: ChannelWithdrawalDependencies, report: Withdraw
         log({ level: "warn", event: "channel-withdraw-finalize-refused", channelId: channel.channelId, reason: finalized.reason, detail: finalized.detail });
         continue;
       }
-      paidBack = true;
+      left = true;
       await deps.channels.refunded({ channelId: channel.channelId, amount: finalized.amount, txHash: finalized.txHash });
       report.finished += 1;
       report.amount += finalized.amount;
       log({ level: "info", event: "channel-withdrawn", channelId: channel.channelId, amount: finalized.amount.toString(), txHash: finalized.txHash });
     } catch (error) {
       report.failed += 1;
-      // A finalize the chain made but the ledger could not record stays claimed until its claim
-      // ends; the next run's finalize then finds the mined one (NoPendingWithdrawal, its event).
-      if (!paidBack) await deps.channels.withdrawalReleased(channel.channelId).catch(() => undefined);
+      // A finalize sent without a receipt, or one the chain made but the ledger could not record,
+      // stays claimed until its claim ends; the next run's finalize then pays, or finds the mined
+      // one (NoPendingWithdrawal, its event). Anything else failed before a transaction left.
+      if (!left) await deps.channels.withdrawalReleased(channel.channelId).catch(() => undefined);
       log({ level: "error", event: "channel-withdraw-finalize-failed", channelId: channel.channelId, error: String(error) });
     }
   }
@@ -88,8 +92,8 @@ async function initiate(deps: ChannelWithdrawalDependencies, report: WithdrawalR
       }
       if (onChain.available <= 0n) throw new Error("the chain shows nothing unclaimed on the channel");
       const initiated = await deps.chain.initiate(config, channel.channelId, onChain.available);
+      sent = initiated.ok || initiated.sent === true;
       if (!initiated.ok) throw new Error(initiated.detail);
-      sent = true;
       const readyAt = initiated.initiatedAt + delay;
       await deps.channels.withdrawalStarted({ channelId: channel.channelId, amount: onChain.available, readyAt, txHash: initiated.txHash });
       report.started += 1;
@@ -103,8 +107,9 @@ async function initiate(deps: ChannelWithdrawalDependencies, report: WithdrawalR
       });
     } catch (error) {
       report.failed += 1;
-      // Not initiated: the channel opens again and the next run tries again. Initiated but not
-      // recorded: it stays claimed; after the claim the next run finds it pending on the chain.
+      // Not initiated: the channel opens again and the next run tries again. Sent (mined or
+      // without a receipt yet) but not recorded: it stays claimed; after the claim the next run
+      // finds it pending on the chain, or initiates again.
       if (!sent) await deps.channels.withdrawalReleased(channel.channelId).catch(() => undefined);
       log({ level: "error", event: "channel-withdraw-initiate-failed", channelId: channel.channelId, error: String(error) });
     }
