@@ -38,8 +38,10 @@ export type Devnet = DevnetCoordinates & {
   /**
    * The channel services (x402 `batch-settlement`): `flush()` runs a claim round on each now
    * (claim the vouchers held, then settle; the hostile one tries to claim past them).
+   * `closeService(name)` closes one service's port (a service gone away: its calls and refunds
+   * cannot reach it), its claim rounds still run.
    */
-  channels: Pick<RunningChannelServices, "flush">;
+  channels: Pick<RunningChannelServices, "flush"> & { closeService(name: string): Promise<void> };
   /** Milliseconds from the call to `startDevnet` until everything answered. */
   readyInMs: number;
   /** The processes behind the chain, for tests that check nothing is left running. */
@@ -235,7 +237,14 @@ export async function startDevnet(input: StartDevnetOptions = {}): Promise<Devne
       ...coordinates,
       faults,
       paidRequests,
-      channels: { flush: channels.flush },
+      channels: {
+        flush: channels.flush,
+        closeService: async (name: string) => {
+          const server = channels.servers.find((candidate) => candidate.service.name === name);
+          if (!server) throw new Error(`the local world has no channel service ${name}`);
+          await server.stop();
+        },
+      },
       readyInMs: Date.now() - startedAt,
       processes: { anvilPid: anvil.anvilPid, reaperPid: anvil.reaperPid, processTag: anvil.processTag },
       stop: () => (stopping ??= stopAll()),

@@ -30,6 +30,7 @@ export const FIXES = {
   APP_URL: "set it to the app's public origin, e.g. https://agent.example.com: sign-in messages must name it",
   RECONCILE_INTERVAL_SECONDS: "use 0 to turn the in-process reconciler off, or up to 3600 seconds",
   CHANNEL_IDLE_REFUND_SECONDS: "use a number of seconds between 60 and 2592000 (30 days)",
+  CHANNEL_WITHDRAW_AFTER_FAILURES: "use a whole number of failed refunds between 1 and 1000",
   CHANNEL_DEPOSIT_CALLS: "use a whole number of calls between 1 and 100000",
   TRUST_PROXY_HOPS: "set it to the number of proxies in front of the app that append to X-Forwarded-For (1-10)",
   BODY_READ_TIMEOUT_MS: "use a value between 100 and 30000",

@@ -124,6 +124,8 @@ export const EnvSchema = z
     CRON_SECRET: z.string().min(16, "must be at least 16 characters of random text").optional(),
     RECONCILE_INTERVAL_SECONDS: integer(0, 3_600, 15),
     CHANNEL_IDLE_REFUND_SECONDS: integer(60, 2_592_000, 3_600),
+    /** Cooperative refunds a channel's service may fail in a row before the payer withdraws alone. */
+    CHANNEL_WITHDRAW_AFTER_FAILURES: integer(1, 1_000, 3),
     CHANNEL_DEPOSIT_CALLS: integer(1, 100_000, 100),
     TRUST_PROXY_HOPS: integer(1, 10, 1),
     BODY_READ_TIMEOUT_MS: integer(100, 30_000, 10_000),

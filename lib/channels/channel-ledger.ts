@@ -46,7 +46,13 @@ export type ChannelState = {
   signature?: `0x${string}`;
   /** What the chain shows claimed (from the server's answers). */
   totalClaimed: bigint;
-  state: "opening" | "open" | "refunding" | "closed";
+  state: "opening" | "open" | "refunding" | "withdrawing" | "closed";
+  /** Cooperative refunds the service failed in a row (`refundRefused`). */
+  refundFailures?: number;
+  /** While "withdrawing": the chain's time (epoch seconds) from which `finalizeWithdraw` is allowed, once initiated. */
+  withdrawReadyAt?: bigint;
+  /** While "withdrawing": the `initiateWithdraw` transaction, when known. */
+  withdrawTx?: `0x${string}`;
 };
 
 /**
@@ -162,6 +168,25 @@ export interface ChannelLedger {
   recordClaims(channelId: `0x${string}`, claims: readonly ChannelClaim[]): Promise<number>;
   /** A claimed refund did not happen: the channel is open again. */
   refundFailed(channelId: `0x${string}`): Promise<void>;
+  /**
+   * A claimed refund failed because the service refused it or could not be reached: the channel
+   * is open again and its count of refunds failed in a row grows by one (returned). After
+   * CHANNEL_WITHDRAW_AFTER_FAILURES of them the payer withdraws alone (`claimForWithdrawal`).
+   */
+  refundRefused(channelId: `0x${string}`): Promise<number>;
+  /**
+   * Takes, in one statement, at most `limit` open channels whose refunds failed `failures` times
+   * in a row and that no call holds (and initiations another instance claimed and never
+   * recorded): each is then "withdrawing", where every `acquire` answers busy until `refunded`
+   * closes it. The claim on its initiation ends after `claimMs` (database clock).
+   */
+  claimForWithdrawal(failures: number, limit: number, claimMs: number): Promise<(ChannelIdentity & ChannelState)[]>;
+  /** `initiateWithdraw` was mined (or found pending on the chain): the channel waits until `readyAt` (chain seconds); journaled with its transaction. */
+  withdrawalStarted(input: { channelId: `0x${string}`; amount: bigint; readyAt: bigint; txHash?: `0x${string}` }): Promise<void>;
+  /** Takes, in one statement, withdrawals due at `chainNowSeconds` (the latest block's time) that no instance holds, for `claimMs`. */
+  claimDueWithdrawals(chainNowSeconds: bigint, limit: number, claimMs: number): Promise<(ChannelIdentity & ChannelState)[]>;
+  /** A claimed step did not happen: an initiation opens the channel again; an initiated withdrawal waits for the next run. */
+  withdrawalReleased(channelId: `0x${string}`): Promise<void>;
   /** A refund settled on chain: record it, release what the deposit's reservation still holds, close the channel. */
   refunded(input: { channelId: `0x${string}`; amount: bigint; txHash: `0x${string}` }): Promise<void>;
   /** Reads for the history page and tests. */

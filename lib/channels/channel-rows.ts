@@ -19,5 +19,8 @@ export function toChannel(row: Selectable<PaymentChannelsTable>): ChannelIdentit
     ...(row.signature ? { signature: row.signature as `0x${string}` } : {}),
     totalClaimed: BigInt(row.total_claimed),
     state: row.state,
+    refundFailures: Number(row.refund_failures ?? 0),
+    ...(row.withdraw_ready_at === null || row.withdraw_ready_at === undefined ? {} : { withdrawReadyAt: BigInt(row.withdraw_ready_at) }),
+    ...(row.withdraw_tx ? { withdrawTx: row.withdraw_tx as `0x${string}` } : {}),
   };
 }

@@ -415,6 +415,77 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await claimed(60_000)).toContain(identity.channelId);
     });
+
+    it("counts refunds failed in a row; after N the payer withdraws alone: calls wait, no refund, one claim per step, and the finalize's refund closes the channel and frees its reservation", async () => {
+      const { channels, store } = given();
+      const identity = newIdentity();
+      const budgets = { payer: identity.payer, payerLimit: 1_000_000n };
+      await openChannel(channels, identity, budgets, "withdraw");
+      expect(await store.ledger.spentToday(identity.payer)).toEqual({ settled: PRICE, reserved: DEPOSIT - PRICE });
+      const ids = (rows: { channelId: string }[]) => rows.map((row) => row.channelId);
+      const takeForWithdrawal = async (claimMs = 60_000) => ids(await channels.claimForWithdrawal(3, 1_000, claimMs));
+      for (const count of [1, 2, 3]) {
+        // Not yet enough failures: no withdrawal.
+        expect(await takeForWithdrawal()).not.toContain(identity.channelId);
+        expect(ids(await channels.claimForRefund(0, 1_000, 60_000))).toContain(identity.channelId);
+        expect(await channels.refundRefused(identity.channelId)).toBe(count);
+      }
+      // refundRefused counts only a claimed refund.
+      expect(await channels.refundRefused(identity.channelId)).toBe(0);
+      expect(await channels.get(identity.channelId)).toMatchObject({ state: "open", refundFailures: 3 });
+
+      expect(await takeForWithdrawal()).toContain(identity.channelId);
+      expect(await takeForWithdrawal(), "another instance's run").not.toContain(identity.channelId);
+      expect((await channels.get(identity.channelId))?.state).toBe("withdrawing");
+      expect((await channels.acquire({ identity, price: PRICE, budgets, reservationId: "withdraw-busy", leaseMs: 30_000 })).status).toBe("busy");
+      expect(ids(await channels.claimForRefund(0, 1_000, 60_000))).not.toContain(identity.channelId);
+      expect(ids(await channels.idle(0, 1_000))).not.toContain(identity.channelId);
+
+      const initiated = `0x${"c1".repeat(32)}` as const;
+      await channels.withdrawalStarted({ channelId: identity.channelId, amount: DEPOSIT - PRICE, readyAt: 1_000n, txHash: initiated });
+      expect(await channels.get(identity.channelId)).toMatchObject({ state: "withdrawing", withdrawReadyAt: 1_000n, withdrawTx: initiated });
+      expect(await store.journal.get(`withdraw:${identity.channelId}:${initiated}`)).toMatchObject({ status: "confirmed", amount: DEPOSIT - PRICE });
+      expect(await takeForWithdrawal(1), "an initiated withdrawal is not initiated again").not.toContain(identity.channelId);
+      expect((await channels.acquire({ identity, price: PRICE, budgets, reservationId: "withdraw-busy-2", leaseMs: 30_000 })).status).toBe("busy");
+
+      // Due on the chain's clock, not a second before; of two claims, one wins.
+      expect(ids(await channels.claimDueWithdrawals(999n, 1_000, 60_000))).not.toContain(identity.channelId);
+      const both = await Promise.all([channels.claimDueWithdrawals(1_000n, 1_000, 60_000), channels.claimDueWithdrawals(1_000n, 1_000, 60_000)]);
+      expect(both.filter((rows) => ids(rows).includes(identity.channelId))).toHaveLength(1);
+      // The chain refused the finalize (too early): released, the next run takes it again.
+      await channels.withdrawalReleased(identity.channelId);
+      expect((await channels.get(identity.channelId))?.state).toBe("withdrawing");
+      expect(ids(await channels.claimDueWithdrawals(1_000n, 1_000, 60_000))).toContain(identity.channelId);
+
+      const finalized = `0x${"f1".repeat(32)}` as const;
+      await channels.refunded({ channelId: identity.channelId, amount: DEPOSIT - PRICE - 100n, txHash: finalized });
+      expect(await channels.get(identity.channelId)).toMatchObject({ state: "closed", refundFailures: 0 });
+      expect(await store.ledger.spentToday(identity.payer)).toEqual({ settled: PRICE, reserved: 0n });
+      expect(await store.journal.get(`refund:${identity.channelId}:${finalized}`)).toMatchObject({ status: "confirmed", amount: DEPOSIT - PRICE - 100n });
+      // Closed, the channel holds no lease: a call may open it again with a deposit.
+      const again = await channels.acquire({ identity, price: PRICE, budgets, reservationId: "withdraw-again", leaseMs: 30_000 });
+      expect(again.status).toBe("deposit-needed");
+      if (again.status === "deposit-needed") {
+        await channels.abandon({ channelId: identity.channelId, lease: again.lease, reservationId: "withdraw-again", spent: "nothing" });
+      }
+    });
+
+    it("takes an initiation again when its claim expired unrecorded, and a released initiation opens the channel for its calls", async () => {
+      const { channels } = given();
+      const identity = newIdentity();
+      const budgets = { payer: identity.payer, payerLimit: 1_000_000n };
+      await openChannel(channels, identity, budgets, "withdraw-stale");
+      await channels.claimForRefund(0, 1_000, 60_000);
+      await channels.refundRefused(identity.channelId);
+      const taken = async (claimMs: number) => (await channels.claimForWithdrawal(1, 1_000, claimMs)).map((row) => row.channelId);
+      expect(await taken(1)).toContain(identity.channelId);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await taken(60_000)).toContain(identity.channelId);
+      await channels.withdrawalReleased(identity.channelId);
+      expect((await channels.get(identity.channelId))?.state).toBe("open");
+      const next = await voucher(channels, identity, budgets, "withdraw-stale-v2");
+      await channels.abandon({ channelId: identity.channelId, lease: next.lease, reservationId: "withdraw-stale-v2", spent: "nothing" });
+    });
   });
 }
 

@@ -8,6 +8,7 @@ import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { toChannel } from "./channel-rows";
 import { claimForRefund, recordClaims, refundFailed } from "./channel-upkeep";
+import { claimDueWithdrawals, claimForWithdrawal, refundRefused, withdrawalReleased, withdrawalStarted } from "./channel-withdrawals";
 import { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../limits/budget-window";
 import { exceedsReservation } from "../limits/store-input";
 import {
@@ -175,6 +176,26 @@ export class DatabaseChannelLedger implements ChannelLedger {
 
   refundFailed(channelId: `0x${string}`): Promise<void> {
     return refundFailed(this.db, channelId);
+  }
+
+  refundRefused(channelId: `0x${string}`): Promise<number> {
+    return refundRefused(this.db, channelId);
+  }
+
+  claimForWithdrawal(failures: number, limit: number, claimMs: number): Promise<(ChannelIdentity & ChannelState)[]> {
+    return claimForWithdrawal(this.db, failures, limit, claimMs);
+  }
+
+  withdrawalStarted(input: Parameters<ChannelLedger["withdrawalStarted"]>[0]): Promise<void> {
+    return withdrawalStarted(this.db, input);
+  }
+
+  claimDueWithdrawals(chainNowSeconds: bigint, limit: number, claimMs: number): Promise<(ChannelIdentity & ChannelState)[]> {
+    return claimDueWithdrawals(this.db, chainNowSeconds, limit, claimMs);
+  }
+
+  withdrawalReleased(channelId: `0x${string}`): Promise<void> {
+    return withdrawalReleased(this.db, channelId);
   }
 
   async refunded(input: Parameters<ChannelLedger["refunded"]>[0]): Promise<void> {

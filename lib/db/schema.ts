@@ -119,7 +119,7 @@ export type ListingEvidenceTable = {
   claimed_by: string | null;
 };
 
-/** x402 batch-settlement channels (migrations 0016 and 0017, lib/channels). */
+/** x402 batch-settlement channels (migrations 0016, 0017 and 0018, lib/channels). */
 export type PaymentChannelsTable = {
   channel_id: string;
   payer: string;
@@ -133,7 +133,12 @@ export type PaymentChannelsTable = {
   signed_max: Numeric;
   signature: string | null;
   total_claimed: Numeric;
-  state: "opening" | "open" | "refunding" | "closed";
+  state: "opening" | "open" | "refunding" | "withdrawing" | "closed";
+  /** Migration 0018: refunds failed in a row, and the payer's own withdrawal (chain seconds; database-clock claim). */
+  refund_failures: number;
+  withdraw_ready_at: Millis | null;
+  withdraw_tx: string | null;
+  withdraw_claim_until: Millis | null;
   /** The confirmed deposit's open reservation, and a deposit reserved but not yet confirmed. */
   deposit_reservation_id: string | null;
   pending_deposit_reservation_id: string | null;

@@ -6,6 +6,8 @@
  */
 import type { AgentDependencies } from "../agent/agent-dependencies";
 import type { BaseModel } from "../agent/model/create-chat-model";
+import { createWithdrawalChain } from "../agent/purchase/channels/channel-withdrawal-chain";
+import type { ChannelWithdrawalDependencies } from "../agent/purchase/channels/withdraw-channels";
 import type { ReconcileDependencies } from "../agent/purchase/reconcile-pending";
 import type { Env } from "../env";
 import type { GrantPayer } from "../grants/grant-payer";
@@ -31,4 +33,18 @@ export function reconcileDependenciesOf(deps: AppDependencies): ReconcileDepende
       ? { channels, account: deps.agentAccount, chain: deps.chain, fetch: deps.fetch, idleMs: deps.env.CHANNEL_IDLE_REFUND_SECONDS * 1000 }
       : undefined;
   return { chain: deps.chain, ledger: deps.store.ledger, journal: deps.store.journal, now: deps.now, ...(channelRefunds ? { channelRefunds } : {}) };
+}
+
+/** The payer's own withdrawals: the agent wallet sends them, so only where it and a channel ledger exist. */
+export function channelWithdrawalsOf(deps: AppDependencies): ChannelWithdrawalDependencies | undefined {
+  const { channels } = deps.store;
+  const key = deps.network.agentPrivateKey;
+  if (!channels || !key || !deps.agentAccount) return undefined;
+  const { rpcUrl, chainId, usdc } = deps.network;
+  return {
+    channels,
+    account: deps.agentAccount,
+    chain: createWithdrawalChain({ rpcUrl, chainId, usdc, relayerPrivateKey: key }),
+    failures: deps.env.CHANNEL_WITHDRAW_AFTER_FAILURES,
+  };
 }

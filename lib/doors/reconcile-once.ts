@@ -4,21 +4,24 @@ import "server-only";
  * undecided first (that frees the reservations of payments that died, so their payer accounts
  * are idle again), then the sweep of ended grants' float, then the refund of idle payment
  * channels (CHANNEL_IDLE_REFUND_SECONDS; their refunds go through the services, after the
- * chain's own work). The later passes run even when the payments' pass failed, and that
- * failure is thrown after them.
+ * chain's own work), then the payer's own withdrawals from channels whose service failed
+ * CHANNEL_WITHDRAW_AFTER_FAILURES refunds in a row. The later passes run even when the
+ * payments' pass failed, and that failure is thrown after them.
  */
 import { recordChannelClaims } from "../agent/purchase/channels/record-channel-claims";
 import { refundIdleChannels } from "../agent/purchase/channels/refund-idle-channels";
+import { withdrawChannels } from "../agent/purchase/channels/withdraw-channels";
 import { reconcilePendingPayments, type ReconcileReport } from "../agent/purchase/reconcile-pending";
 import { sweepEndedGrants, type GrantSweepReport } from "../grants/sweep-ended-grants";
 import { formatUsdc } from "../money";
-import { reconcileDependenciesOf, type AppDependencies } from "./app-dependencies";
+import { channelWithdrawalsOf, reconcileDependenciesOf, type AppDependencies } from "./app-dependencies";
 
 /** The payments' report, the grants' and the channels' with their amounts in USDC (as JSON carries them). */
 export type ReconcileRunReport = ReconcileReport & {
   grants: Omit<GrantSweepReport, "floatReturned"> & { floatReturned: string };
   channelRefunds?: { refunded: number; failed: number; amount: string };
   channelClaims?: { recorded: number; failed: number };
+  channelWithdrawals?: { started: number; finished: number; failed: number };
 };
 
 export async function reconcileOnce(deps: AppDependencies, log?: (entry: Record<string, unknown>) => void): Promise<ReconcileRunReport> {
@@ -48,11 +51,20 @@ export async function reconcileOnce(deps: AppDependencies, log?: (entry: Record<
         return { refunded: 0, failed: 1, amount: 0n };
       })
     : undefined;
+  const withdrawals = channelWithdrawalsOf(deps);
+  const withdrawn = withdrawals
+    ? await withdrawChannels({ ...withdrawals, ...(log ? { log } : {}) }).catch((error: unknown) => {
+        // The ledger or the chain could not be read: nothing was sent, the next run tries again.
+        console.error(JSON.stringify({ level: "error", event: "channel-withdrawals-failed", error: String(error) }));
+        return { started: 0, finished: 0, failed: 1 };
+      })
+    : undefined;
   if ("error" in payments) throw payments.error;
   return {
     ...payments.report,
     grants: { ...grants, floatReturned: formatUsdc(grants.floatReturned) },
     ...(claims ? { channelClaims: claims } : {}),
+    ...(withdrawn ? { channelWithdrawals: { started: withdrawn.started, finished: withdrawn.finished, failed: withdrawn.failed } } : {}),
     ...(refunds ? { channelRefunds: { refunded: refunds.refunded, failed: refunds.failed, amount: formatUsdc(refunds.amount) } } : {}),
   };
 }

@@ -28,6 +28,7 @@ import { grantsMigration } from "./0014_grants";
 import { grantFloatReturnsMigration } from "./0015_grant_float_returns";
 import { paymentChannelsMigration } from "./0016_payment_channels";
 import { channelSettlementMigration } from "./0017_channel_settlement";
+import { channelWithdrawalsMigration } from "./0018_channel_withdrawals";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -48,6 +49,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0015_grant_float_returns": grantFloatReturnsMigration,
   "0016_payment_channels": paymentChannelsMigration,
   "0017_channel_settlement": channelSettlementMigration,
+  "0018_channel_withdrawals": channelWithdrawalsMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -57,6 +57,11 @@ function fakeLedger(acquires: AcquireResult[], refuseDeposit = false): ChannelLe
     claimForRefund: () => Promise.resolve([]),
     recordClaims: () => Promise.resolve(0),
     refundFailed: () => Promise.resolve(),
+    refundRefused: () => Promise.resolve(0),
+    claimForWithdrawal: () => Promise.resolve([]),
+    withdrawalStarted: () => Promise.resolve(),
+    claimDueWithdrawals: () => Promise.resolve([]),
+    withdrawalReleased: () => Promise.resolve(),
     get: () => Promise.resolve(undefined),
     ofPayer: () => Promise.resolve([]),
   };

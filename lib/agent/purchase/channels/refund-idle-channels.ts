@@ -3,8 +3,10 @@
  * cooperatively through its service (the official client's `refundChannel`: a refund voucher at
  * the charged amount, which the service claims and settles before returning the rest to the
  * payer), and the ledger records it (`refunded`: the channel closes, its deposit's reservation
- * frees what it still holds). A service that refuses leaves the channel open for the next run;
- * the payer's own withdrawal after the channel's delay remains (the contract's `initiateWithdraw`).
+ * frees what it still holds). A service that refuses, or cannot be reached, leaves the channel
+ * open for the next run and the failure counted; after CHANNEL_WITHDRAW_AFTER_FAILURES in a row
+ * the payer withdraws alone instead (withdraw-channels.ts: `initiateWithdraw`, then
+ * `finalizeWithdraw` after the channel's delay).
  */
 import { InMemoryClientChannelStorage, refundChannel } from "@x402/evm/batch-settlement/client";
 import type { LocalAccount } from "viem";
@@ -65,9 +67,11 @@ export async function refundIdleChannels(deps: ChannelRefundDependencies): Promi
       log({ level: "info", event: "channel-refunded", channelId: channel.channelId, amount: amount.toString(), txHash });
     } catch (error) {
       report.failed += 1;
-      // A refund that did not happen opens the channel again; one the chain made but the ledger
-      // could not record stays claimed (no call signs on it) until a run after REFUND_CLAIM_MS tries again.
-      if (!paidBack) await deps.channels.refundFailed(channel.channelId).catch(() => undefined);
+      // A refund that did not happen opens the channel again and counts against the service
+      // (after CHANNEL_WITHDRAW_AFTER_FAILURES in a row the payer withdraws alone:
+      // withdraw-channels.ts); one the chain made but the ledger could not record stays claimed
+      // (no call signs on it) until a run after REFUND_CLAIM_MS tries again.
+      if (!paidBack) await deps.channels.refundRefused(channel.channelId).catch(() => undefined);
       log({ level: "error", event: "channel-refund-failed", channelId: channel.channelId, error: String(error) });
     }
   }
