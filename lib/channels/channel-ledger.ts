@@ -81,8 +81,12 @@ export type AcquireResult =
    * `cumulative`) goes with the deposit; `settle` pays it out of the deposit's reservation.
    */
   | { status: "deposit-needed"; lease: string; channel: ChannelState | undefined; room: bigint; cumulative: bigint }
-  /** Another call holds the channel; try again after `retryInMs` (its lease ends by then at the latest). */
-  | { status: "busy"; retryInMs: number }
+  /**
+   * Another call holds the channel; try again after `retryInMs` (its lease ends by then at the
+   * latest). `withdrawing`: the payer is withdrawing its deposit alone, so no call will be taken
+   * before the channel closes (the withdrawal's delay is minutes at least).
+   */
+  | { status: "busy"; retryInMs: number; withdrawing?: true }
   /** A budget refuses the price (for a deposit: its room is below the price): which one and its figures, as ReserveResult says. */
   | ChannelRefusal;
 

@@ -437,7 +437,11 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       expect(await takeForWithdrawal()).toContain(identity.channelId);
       expect(await takeForWithdrawal(), "another instance's run").not.toContain(identity.channelId);
       expect((await channels.get(identity.channelId))?.state).toBe("withdrawing");
-      expect((await channels.acquire({ identity, price: PRICE, budgets, reservationId: "withdraw-busy", leaseMs: 30_000 })).status).toBe("busy");
+      expect(await channels.acquire({ identity, price: PRICE, budgets, reservationId: "withdraw-busy", leaseMs: 30_000 })).toEqual({
+        status: "busy",
+        retryInMs: BUSY_POLL_MS,
+        withdrawing: true,
+      });
       expect(ids(await channels.claimForRefund(0, 1_000, 60_000))).not.toContain(identity.channelId);
       expect(ids(await channels.idle(0, 1_000))).not.toContain(identity.channelId);
 

@@ -82,7 +82,10 @@ export class DatabaseChannelLedger implements ChannelLedger {
       state: row.r_state,
     };
     const cumulative = channel.charged + input.price;
-    if (row.r_status === "busy") return { status: "busy", retryInMs: Math.min(Number(row.r_wait_ms), BUSY_POLL_MS) };
+    if (row.r_status === "busy") {
+      const retryInMs = Math.min(Number(row.r_wait_ms), BUSY_POLL_MS);
+      return channel.state === "withdrawing" ? { status: "busy", retryInMs, withdrawing: true } : { status: "busy", retryInMs };
+    }
     if (row.r_status === "refused") return refusal(row);
     if (row.r_status === "voucher") return { status: "voucher", lease: row.r_lease ?? "", channel, cumulative };
     return {

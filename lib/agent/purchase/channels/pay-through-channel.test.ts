@@ -367,6 +367,17 @@ describe("paying through a channel", () => {
     });
   });
 
+  it("a channel being withdrawn is not waited for: the call fails at once in words, nothing signed, its claim released", async () => {
+    const ledger = fakeLedger([{ status: "busy", retryInMs: 20, withdrawing: true }]);
+    const startedAt = clock.now();
+    const outcome = await runPurchase(deps(ledger), request([]));
+    expect(outcome).toMatchObject({ status: "failed", reason: "payment-failed", message: expect.stringMatching(/being withdrawn.*nothing was signed/) });
+    expect(clock.now() - startedAt).toBe(0);
+    expect(ledger.steps.map((step) => step.method)).toEqual(["acquire"]);
+    expect(sent).toEqual([]);
+    expect(tracker.committedAmount).toBe(0n);
+  });
+
   it("a corrective 402 proven by this wallet's own voucher resyncs the channel and retries once with the service's count", async () => {
     const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
     // The chain's view of the channel, as the client reads it to check the service's proof.

@@ -94,6 +94,10 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
       return fail("deadline", `${quote.service}'s payment channel stayed busy with other calls until this request's time ran out; nothing was signed.`, true);
     }
     if (acquired.status === "unavailable") return fail("payment-failed", "The channel ledger is unavailable, so no payment is made; nothing was signed.", true);
+    if (acquired.status === "withdrawing") {
+      const message = `${quote.service}'s payment channel is being withdrawn (the service did not refund its deposit), so it takes no more calls; nothing was signed.`;
+      return fail("payment-failed", message, true);
+    }
     if (acquired.status === "refused") {
       const words = dailyRefusal(acquired, price, request.limits, "nothing was signed");
       return fail(words.reason, words.message, true);
@@ -119,7 +123,7 @@ export async function payThroughChannel(deps: PurchaseDependencies, request: Pur
   return outcome;
 }
 
-type Acquired = Exclude<AcquireResult, { status: "busy" }> | { status: "deadline" } | { status: "unavailable" };
+type Acquired = Exclude<AcquireResult, { status: "busy" }> | { status: "deadline" } | { status: "unavailable" } | { status: "withdrawing" };
 
 /** Acquire (or take the early turn's acquisition first), waiting out `busy` answers (another instance's call on the channel) until the request's deadline. */
 async function acquireInTime(
@@ -143,6 +147,8 @@ async function acquireInTime(
     }
     early = undefined;
     if (result.status !== "busy") return result;
+    // A withdrawal takes the channel for its whole delay: no use waiting for it.
+    if (result.withdrawing) return { status: "withdrawing" };
     const left = request.deadline - deps.now();
     if (left <= 0) return { status: "deadline" };
     await sleep(Math.max(1, Math.min(result.retryInMs, left)));
