@@ -10,7 +10,7 @@
  * 2. The deposit trap takes the deposit and refuses the next voucher: the refusal is reported in
  *    words and that call's budget is released.
  */
-import { createPublicClient, erc20Abi, http, type Address } from "viem";
+import { erc20Abi, type Address, type createPublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Devnet } from "../../devnet";
 import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
@@ -19,10 +19,10 @@ import { refundIdleChannels } from "../../lib/agent/purchase/channels/refund-idl
 import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
 import { runPurchase, type PurchaseDependencies, type PurchaseOutcome } from "../../lib/agent/purchase/run-purchase";
 import type { ChannelLedger } from "../../lib/channels/channel-ledger";
-import { createDatabaseStore, lazyDatabase } from "../../lib/store/create-database-store";
 import type { Store } from "../../lib/store/store-types";
 import { StreamWriter, type PaymentEvent } from "../../lib/stream";
-import { startChatHarness, type ChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
+import { agentOf, startChannelWorld } from "../support/channel-world";
 
 let harness: ChatHarness;
 let devnet: Devnet;
@@ -31,30 +31,16 @@ let channels: ChannelLedger;
 let chain: ReturnType<typeof createPublicClient>;
 
 beforeAll(async () => {
-  store = createDatabaseStore(lazyDatabase({ kind: "pglite" }));
-  if (!store.channels) throw new Error("the database store has no channel ledger");
-  channels = store.channels;
-  // No heartbeat and no timed claim rounds: every block is a transaction the test caused.
   // Deposits sized for 250 calls (CHANNEL_DEPOSIT_CALLS, as an operator sets it): one deposit
   // covers the 200 calls below and leaves some to refund.
-  harness = await startChatHarness({
-    store,
-    env: { CHANNEL_DEPOSIT_CALLS: "250" },
-    devnet: { channelClaimIntervalSeconds: 0, heartbeatSeconds: 0, settleTimeoutMs: 10_000 },
-  });
-  devnet = harness.devnet;
-  chain = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50, cacheTime: 0 });
+  ({ harness, devnet, store, channels, chain } = await startChannelWorld({ CHANNEL_DEPOSIT_CALLS: "250" }));
 }, 120_000);
 
 afterAll(async () => {
   await harness?.stop();
 });
 
-const agent = () => {
-  const account = harness.deps.agentAccount;
-  if (!account) throw new Error("the harness has no agent wallet");
-  return account;
-};
+const agent = () => agentOf(harness);
 const service = (name: string) => {
   const found = devnet.services.find((candidate) => candidate.name === name);
   if (!found || found.scheme !== "batch-settlement" || !found.payTo) throw new Error(`the local world has no channel service ${name}`);

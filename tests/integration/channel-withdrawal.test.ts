@@ -23,10 +23,10 @@ import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
 import { runPurchase } from "../../lib/agent/purchase/run-purchase";
 import type { ChannelLedger } from "../../lib/channels/channel-ledger";
 import { reconcileOnce } from "../../lib/doors/reconcile-once";
-import { createDatabaseStore, lazyDatabase } from "../../lib/store/create-database-store";
 import type { Store } from "../../lib/store/store-types";
 import { StreamWriter } from "../../lib/stream";
-import { startChatHarness, type ChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
+import { agentOf, startChannelWorld } from "../support/channel-world";
 
 let harness: ChatHarness;
 let devnet: Devnet;
@@ -38,27 +38,14 @@ const contract = BATCH_SETTLEMENT_ADDRESS as Address;
 const withdrawFinalizedAbi = parseAbi(["event WithdrawFinalized(bytes32 indexed channelId, uint128 amount)"]);
 
 beforeAll(async () => {
-  store = createDatabaseStore(lazyDatabase({ kind: "pglite" }));
-  if (!store.channels) throw new Error("the database store has no channel ledger");
-  channels = store.channels;
-  harness = await startChatHarness({
-    store,
-    env: { CHANNEL_WITHDRAW_AFTER_FAILURES: "3" },
-    devnet: { channelClaimIntervalSeconds: 0, heartbeatSeconds: 0, settleTimeoutMs: 10_000 },
-  });
-  devnet = harness.devnet;
-  chain = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50, cacheTime: 0 });
+  ({ harness, devnet, store, channels, chain } = await startChannelWorld({ CHANNEL_WITHDRAW_AFTER_FAILURES: "3" }));
 }, 120_000);
 
 afterAll(async () => {
   await harness?.stop();
 });
 
-const agent = () => {
-  const account = harness.deps.agentAccount;
-  if (!account) throw new Error("the harness has no agent wallet");
-  return account;
-};
+const agent = () => agentOf(harness);
 const usdc = (address: Address) => chain.readContract({ address: devnet.usdc as Address, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 const onChain = async (channelId: Hex) =>
   (await chain.readContract({ address: contract, abi, functionName: "channels", args: [channelId] })) as readonly [bigint, bigint];
