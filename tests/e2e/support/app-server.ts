@@ -56,7 +56,9 @@ function runToEnd(command: string, args: string[], env: Record<string, string>, 
  */
 export async function startAppServer(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<AppServer> {
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "x402-e2e-data-"));
-  const removeDataDir = () => ownDataDir && rmSync(ownDataDir, { recursive: true, force: true });
+  // Retried: a removal that meets a file still being written or unlinked (the server's last
+  // writes as it exits, on a slow disk) answers ENOTEMPTY once and succeeds on the next try.
+  const removeDataDir = () => ownDataDir && rmSync(ownDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   try {
     const server = await startNextServer({
       env: { ...env, ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}) },
