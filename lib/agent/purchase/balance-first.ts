@@ -11,8 +11,8 @@
 const channelPaid = new Set<string>();
 const MAX_REMEMBERED = 1_000;
 
-/** The URL as the hint knows it: its origin and path (a query varies per call, the offer does not). */
-function keyOf(url: string): string {
+/** A URL as this instance's hints know it: its origin and path (a query varies per call, the offer does not). */
+export function urlKeyOf(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.origin}${parsed.pathname}`;
@@ -33,13 +33,13 @@ export function payerBalance(read: () => Promise<bigint>, url: string): () => Pr
     started.catch(() => undefined);
     return started;
   };
-  if (!channelPaid.has(keyOf(url))) start();
+  if (!channelPaid.has(urlKeyOf(url))) start();
   return start;
 }
 
 /** Remembers what this URL's chosen option spends from. */
 export function rememberChosenOption(url: string, paysThroughChannel: boolean): void {
-  const key = keyOf(url);
+  const key = urlKeyOf(url);
   if (!paysThroughChannel) {
     channelPaid.delete(key);
     return;

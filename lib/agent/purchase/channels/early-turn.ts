@@ -15,6 +15,7 @@
 import { randomBytes } from "node:crypto";
 import type { AcquireResult, ChannelBudgets, ChannelIdentity, ChannelJournalFacts, ChannelLedger } from "../../../channels/channel-ledger";
 import type { PayableRequirement } from "../../../x402/payment-requirements";
+import { urlKeyOf } from "../balance-first";
 import { inTurn, type HoldTurn } from "./channel-queue";
 
 /** What a purchase pays on the turn: given the turn's hold and the acquisition made at its start. */
@@ -40,14 +41,9 @@ type Remembered = { identity: ChannelIdentity; price: bigint };
 const lastChannels = new Map<string, Remembered>();
 const MAX_REMEMBERED = 1_000;
 
-/** The URL as remembered: origin and path (a query varies per call, the offer does not). */
+/** The payer and URL as remembered (balance-first.ts's key of a URL). */
 function keyOf(payer: string, url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${payer.toLowerCase()} ${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return `${payer.toLowerCase()} ${url}`;
-  }
+  return `${payer.toLowerCase()} ${urlKeyOf(url)}`;
 }
 
 /** Remembers (or, with `undefined`, forgets) the channel a payer's purchase of a URL paid through. */

@@ -44,10 +44,10 @@ export function channelBudgetsOf(payer: `0x${string}`, limits: PurchaseRequest["
 export function startChannelTurnEarly(deps: PurchaseDependencies, request: PurchaseRequest, paymentId: string): EarlyTurn | undefined {
   const { payer } = request;
   if (!deps.channels || payer.kind !== "agent" || payer.funding) return undefined;
-  const signer = channelSigner(payer.account, deps.chain);
   return startEarlyTurn({
     ledger: deps.channels,
-    channelIdOf: (option) => channelOf(signer, { option, payer: payer.account.address, url: request.url }).identity.channelId,
+    // Made only where a channel is remembered and an option is to be matched, not on every purchase.
+    channelIdOf: (option) => channelOf(channelSigner(payer.account, deps.chain), { option, payer: payer.account.address, url: request.url }).identity.channelId,
     payer: payer.account.address,
     url: request.url,
     budgets: channelBudgetsOf(payer.account.address, request.limits),
