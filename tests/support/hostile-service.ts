@@ -66,7 +66,18 @@ export type AfterPaymentTrick = {
 export type ReceivedAuthorization = { path: string; nonce: string; validBefore: number; from: string; at: number };
 
 export type HostileRequest = { method: string; path: string; search: string; hasPayment: boolean; body: string; contentType?: string };
-export type HostileSettlement = { path: string; payTo: string; amount: string; network: string; asset: string; transaction: string };
+export type HostileSettlement = {
+  path: string;
+  payTo: string;
+  amount: string;
+  network: string;
+  asset: string;
+  transaction: string;
+  /** The authorization's nonce, for an EIP-3009 payload. */
+  nonce?: string;
+  /** When the facilitator's settlement returned (epoch ms): the transfer was mined by then. */
+  at: number;
+};
 export type HostilePaymentOffer = { path: string; accepted: unknown; outcome: "settled" | "not-settled" | "not-offered" | "invalid" | "failed" };
 
 export type HostileService = {
@@ -88,6 +99,11 @@ export type HostileService = {
   settled(): Promise<void>;
   close(): Promise<void>;
 };
+
+function settlementOf(path: string, payload: PaymentPayload, offered: PaymentRequirements, transaction: string): HostileSettlement {
+  const nonce = (payload.payload as { authorization?: { nonce?: string } }).authorization?.nonce;
+  return { path, payTo: offered.payTo, amount: offered.amount, network: offered.network, asset: offered.asset, transaction, nonce, at: Date.now() };
+}
 
 /** USDC base units as the x402 `amount` string. */
 export function usdcUnits(decimal: string): string {
@@ -219,14 +235,7 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
       return askForPayment(`settlement failed: ${settled.errorReason ?? "unknown"}`);
     }
     offers.push({ path: url.pathname, accepted: payload.accepted, outcome: "settled" });
-    settlements.push({
-      path: url.pathname,
-      payTo: offered.payTo,
-      amount: offered.amount,
-      network: offered.network,
-      asset: offered.asset,
-      transaction: settled.transaction,
-    });
+    settlements.push(settlementOf(url.pathname, payload, offered, settled.transaction));
     sendJson(response, 200, answer, { "PAYMENT-RESPONSE": encodePaymentResponseHeader(settled) });
   }
 
@@ -238,7 +247,7 @@ export async function startHostileService(routes: Record<string, HostileRoute>):
       return undefined;
     }
     offers.push({ path, accepted: payload.accepted, outcome: "settled" });
-    settlements.push({ path, payTo: offered.payTo, amount: offered.amount, network: offered.network, asset: offered.asset, transaction: settled.transaction });
+    settlements.push(settlementOf(path, payload, offered, settled.transaction));
     return settled.transaction;
   }
 
