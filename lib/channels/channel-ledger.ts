@@ -141,6 +141,8 @@ export interface ChannelLedger {
   /**
    * Under the lease: the call ended without a charge we know of. `spent: "nothing"` releases the
    * voucher's (and an unconfirmed deposit's) reservation; `spent: "unknown"` keeps them reserved.
+   * `spent: "unused"` is "nothing" for an acquisition no call used (an early turn given back):
+   * its journal row goes too, unless another writer moved it past `signing`.
    * Releases the lease either way (only if still ours; the reservations are handled even if not).
    */
   abandon(input: {
@@ -148,7 +150,7 @@ export interface ChannelLedger {
     lease: string;
     reservationId: string;
     depositReservationId?: string;
-    spent: "nothing" | "unknown";
+    spent: "nothing" | "unknown" | "unused";
   }): Promise<void>;
 
   /** Under the lease: the server's corrective 402 proved its state; adopt it. */

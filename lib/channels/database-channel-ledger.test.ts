@@ -333,6 +333,31 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       expect((await voucher(channels, identity, caller, "l-v5")).cumulative).toBe(2n * PRICE);
     });
 
+    it("abandon 'unused' (an early turn given back) frees the reservation and removes the row no one saw; a row the tracker moved on stays", async () => {
+      const { channels, store } = given();
+      const identity = newIdentity();
+      const budgets = { payer: identity.payer, payerLimit: 1_000_000n, scope: { key: "key:unused", dailyLimit: 1_000_000n } };
+      await openChannel(channels, identity, budgets, "u");
+      const before = await store.ledger.spentInScope("key:unused");
+
+      const unused = await voucher(channels, identity, budgets, "u-v2");
+      expect(await store.journal.get("u-v2")).toMatchObject({ status: "signing" });
+      await channels.abandon({ channelId: identity.channelId, lease: unused.lease, reservationId: "u-v2", spent: "unused" });
+      expect(await store.journal.get("u-v2")).toBeUndefined();
+      expect(await store.journal.events("u-v2")).toEqual([]);
+      expect(await store.ledger.spentInScope("key:unused")).toEqual(before);
+
+      // The purchase failed in words under the turn's id before it gave the turn back: that row is the stream's.
+      const refused = await voucher(channels, identity, budgets, "u-v3");
+      await store.journal.record({ id: "u-v3", status: "failed", payer: identity.payer, payerKind: "agent", reason: "limit-exceeded", at: Date.now() });
+      await channels.abandon({ channelId: identity.channelId, lease: refused.lease, reservationId: "u-v3", spent: "unused" });
+      expect(await store.journal.get("u-v3")).toMatchObject({ status: "failed", reason: "limit-exceeded" });
+      expect((await store.journal.events("u-v3")).map((event) => event.status)).toEqual(["signing", "failed"]);
+      expect(await store.ledger.spentInScope("key:unused")).toEqual(before);
+      // The voucher after them signs on the charge as if neither call had happened.
+      expect((await voucher(channels, identity, budgets, "u-v4")).cumulative).toBe(2n * PRICE);
+    });
+
     it("frees an unconfirmed deposit's reservation when the first call spent nothing", async () => {
       const { channels, store } = given();
       const identity = newIdentity();

@@ -137,7 +137,7 @@ export class DatabaseChannelLedger implements ChannelLedger {
 
   async abandon(input: Parameters<ChannelLedger["abandon"]>[0]): Promise<void> {
     const channelId = checkChannelId(input.channelId);
-    if (input.spent !== "nothing" && input.spent !== "unknown") throw new TypeError("spent: expected nothing or unknown");
+    if (!["nothing", "unknown", "unused"].includes(input.spent)) throw new TypeError("spent: expected nothing, unknown or unused");
     const depositReservationId = input.depositReservationId === undefined ? null : checkReservationId(input.depositReservationId);
     await sql`SELECT channel_abandon(${channelId}, ${checkLease(input.lease)}, ${checkReservationId(input.reservationId)},
       ${depositReservationId}, ${input.spent})`.execute(this.db);

@@ -119,7 +119,7 @@ export type ListingEvidenceTable = {
   claimed_by: string | null;
 };
 
-/** x402 batch-settlement channels (migrations 0016, 0017 and 0018, lib/channels). */
+/** x402 batch-settlement channels (migrations 0016 to 0019, lib/channels). */
 export type PaymentChannelsTable = {
   channel_id: string;
   payer: string;

@@ -29,6 +29,7 @@ import { grantFloatReturnsMigration } from "./0015_grant_float_returns";
 import { paymentChannelsMigration } from "./0016_payment_channels";
 import { channelSettlementMigration } from "./0017_channel_settlement";
 import { channelWithdrawalsMigration } from "./0018_channel_withdrawals";
+import { unusedChannelTurnMigration } from "./0019_unused_channel_turn";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -50,6 +51,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0016_payment_channels": paymentChannelsMigration,
   "0017_channel_settlement": channelSettlementMigration,
   "0018_channel_withdrawals": channelWithdrawalsMigration,
+  "0019_unused_channel_turn": unusedChannelTurnMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

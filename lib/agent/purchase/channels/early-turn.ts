@@ -7,8 +7,9 @@
  *
  * - the offer is for the same channel and price: the purchase pays on this turn (`take`);
  * - anything else (another channel or price, a refusal, a free answer, a failure): `release`
- *   gives the turn back and `abandon`s the acquisition with nothing spent, so its reservation is
- *   freed and its journal row says failed under the purchase's own id (the one its stream shows).
+ *   gives the turn back and `abandon`s the acquisition as unused: its reservation is freed and
+ *   its journal row removed, since nothing was signed on it. A failure the stream showed under
+ *   the purchase's id keeps the row the request's tracker wrote for it.
  *
  * What is remembered is a hint of this instance only, bounded; the ledger decides everything.
  */
@@ -90,7 +91,7 @@ export function startEarlyTurn(input: {
     const result = await acquired;
     if ("lease" in result) {
       await ledger
-        .abandon({ channelId: identity.channelId, lease: result.lease, reservationId, spent: "nothing" })
+        .abandon({ channelId: identity.channelId, lease: result.lease, reservationId, spent: "unused" })
         .catch((error: unknown) => input.log?.({ level: "error", event: "channel-abandon-failed", channelId: identity.channelId, error: String(error) }));
     }
     return undefined;

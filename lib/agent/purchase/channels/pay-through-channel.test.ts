@@ -329,7 +329,7 @@ describe("paying through a channel", () => {
       expect(payloadOf(sent.at(-1))).toMatchObject({ type: "voucher", voucher: { maxClaimableAmount: "7000" } });
     });
 
-    it("an offer that no longer fits (another price) gives the early turn back with nothing spent, then acquires for the quote", async () => {
+    it("an offer that no longer fits (another price) gives the early turn back unused, then acquires for the quote", async () => {
       const ledger = fakeLedger([voucher("lease-1", 5_000n), voucher("lease-2", 6_000n), voucher("lease-3", 6_000n, 8_000n)]);
       await runPurchase(deps(ledger), repeatOf([delivered(6_000n)]));
       const dearer = { ...option({ minDeposit: "50000" }), amount: "2000" };
@@ -348,12 +348,12 @@ describe("paying through a channel", () => {
       expect(outcome).toMatchObject({ status: "delivered", amount: "0.002" });
       expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "settle", "acquire", "abandon", "acquire", "settle"]);
       const [early, abandon, acquire] = ledger.steps.slice(2);
-      expect(abandon?.input).toMatchObject({ lease: "lease-2", reservationId: early?.input.reservationId, spent: "nothing" });
+      expect(abandon?.input).toMatchObject({ lease: "lease-2", reservationId: early?.input.reservationId, spent: "unused" });
       expect(acquire?.input).toMatchObject({ price: 2_000n });
       expect(acquire?.input.reservationId).not.toBe(early?.input.reservationId);
     });
 
-    it("a purchase refused before it pays gives the early turn back with nothing spent, the refusal under the id its row was journaled with", async () => {
+    it("a purchase refused before it pays gives the early turn back unused, the refusal under the id its row was journaled with", async () => {
       const ledger = fakeLedger([voucher("lease-1", 5_000n), voucher("lease-2", 6_000n)]);
       await runPurchase(deps(ledger), repeatOf([delivered(6_000n)]));
       const refused_ = { ...repeatOf([]), limits: { perPayment: PRICE - 1n, perRequest: 1_000_000n, daily: 10_000_000n } };
@@ -362,7 +362,7 @@ describe("paying through a channel", () => {
       expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "settle", "acquire", "abandon"]);
       const [early, abandon] = ledger.steps.slice(2);
       expect(early?.input).toMatchObject({ journal: { paymentId: outcome.status === "failed" ? outcome.paymentId : "" } });
-      expect(abandon?.input).toMatchObject({ lease: "lease-2", reservationId: early?.input.reservationId, spent: "nothing" });
+      expect(abandon?.input).toMatchObject({ lease: "lease-2", reservationId: early?.input.reservationId, spent: "unused" });
       expect(sent).toHaveLength(1);
     });
   });
