@@ -333,6 +333,44 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       expect((await voucher(channels, identity, caller, "l-v5")).cumulative).toBe(2n * PRICE);
     });
 
+    it("decides a call lost with its lease at the next settle: not counted by the server, its price is freed and its row failed; counted, it is committed and confirmed", async () => {
+      const { channels, store, database } = given();
+      const { db } = await database.open();
+      const identity = newIdentity();
+      const budgets = { payer: identity.payer, payerLimit: 1_000_000n, scope: { key: "key:lost", dailyLimit: 1_000_000n } };
+      await openChannel(channels, identity, budgets, "x");
+      const expire = () => sql`UPDATE payment_channels SET lease_until = db_now_ms() - 1 WHERE channel_id = ${identity.channelId}`.execute(db);
+      const settleAt = (lease: string, reservationId: string, charged: bigint) =>
+        channels.settle({ channelId: identity.channelId, lease, reservationId, charged, chargedAmount: PRICE, signedMax: charged, signature: SIGNATURE });
+
+      // 1. The lost voucher never reached the server: the next one, signed on the same charge, is accepted.
+      const lost = await voucher(channels, identity, budgets, "x-v2");
+      await expire();
+      const next = await voucher(channels, identity, budgets, "x-v3");
+      expect(next.cumulative).toBe(lost.cumulative);
+      expect(await store.journal.get("x-v2")).toMatchObject({ status: "pending" });
+      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: PRICE, reserved: DEPOSIT - PRICE });
+      await settleAt(next.lease, "x-v3", 2n * PRICE);
+      expect(await store.journal.get("x-v2")).toMatchObject({ status: "failed" });
+      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: 2n * PRICE, reserved: DEPOSIT - 2n * PRICE });
+
+      // 2. The server took the lost voucher: the next call meets its corrective 402, resyncs, and settles above it.
+      const taken = await voucher(channels, identity, budgets, "x-v4");
+      await expire();
+      const after = await voucher(channels, identity, budgets, "x-v5");
+      await channels.resync({
+        channelId: identity.channelId,
+        lease: after.lease,
+        channel: { deposited: DEPOSIT, charged: taken.cumulative, signedMax: taken.cumulative, signature: SIGNATURE, totalClaimed: 0n },
+      });
+      await settleAt(after.lease, "x-v5", taken.cumulative + PRICE);
+      expect(await store.journal.get("x-v4")).toMatchObject({ status: "confirmed", amount: PRICE });
+      expect(await store.journal.get("x-v5")).toMatchObject({ status: "delivered", amount: PRICE });
+      // Four prices counted by the server, four settled in the budgets; the deposit holds the rest.
+      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: 4n * PRICE, reserved: DEPOSIT - 4n * PRICE });
+      expect(await channels.get(identity.channelId)).toMatchObject({ charged: 4n * PRICE });
+    });
+
     it("abandon 'unused' (an early turn given back) frees the reservation and removes the row no one saw; a row the tracker moved on stays", async () => {
       const { channels, store } = given();
       const identity = newIdentity();

@@ -119,7 +119,7 @@ export type ListingEvidenceTable = {
   claimed_by: string | null;
 };
 
-/** x402 batch-settlement channels (migrations 0016 to 0019, lib/channels). */
+/** x402 batch-settlement channels (migrations 0016 to 0020, lib/channels). */
 export type PaymentChannelsTable = {
   channel_id: string;
   payer: string;
@@ -139,6 +139,10 @@ export type PaymentChannelsTable = {
   withdraw_ready_at: Millis | null;
   withdraw_tx: string | null;
   withdraw_claim_until: Millis | null;
+  /** Migration 0020: a call lost with its lease (journal id, reservation, cumulative), for the next settle to decide. */
+  lost_payment_id: string | null;
+  lost_reservation_id: string | null;
+  lost_cumulative: Numeric | null;
   /** The confirmed deposit's open reservation, and a deposit reserved but not yet confirmed. */
   deposit_reservation_id: string | null;
   pending_deposit_reservation_id: string | null;

@@ -30,6 +30,7 @@ import { paymentChannelsMigration } from "./0016_payment_channels";
 import { channelSettlementMigration } from "./0017_channel_settlement";
 import { channelWithdrawalsMigration } from "./0018_channel_withdrawals";
 import { unusedChannelTurnMigration } from "./0019_unused_channel_turn";
+import { channelLostCallsMigration } from "./0020_channel_lost_calls";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -52,6 +53,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0017_channel_settlement": channelSettlementMigration,
   "0018_channel_withdrawals": channelWithdrawalsMigration,
   "0019_unused_channel_turn": unusedChannelTurnMigration,
+  "0020_channel_lost_calls": channelLostCallsMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
