@@ -369,6 +369,15 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       // Four prices counted by the server, four settled in the budgets; the deposit holds the rest.
       expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: 4n * PRICE, reserved: DEPOSIT - 4n * PRICE });
       expect(await channels.get(identity.channelId)).toMatchObject({ charged: 4n * PRICE });
+
+      // 3. A call whose answer was lost on the way (abandoned "unknown") is decided the same way.
+      const unknown = await voucher(channels, identity, budgets, "x-v6");
+      await channels.abandon({ channelId: identity.channelId, lease: unknown.lease, reservationId: "x-v6", spent: "unknown" });
+      expect(await store.journal.get("x-v6")).toMatchObject({ status: "pending" });
+      const retried = await voucher(channels, identity, budgets, "x-v7");
+      await settleAt(retried.lease, "x-v7", retried.cumulative);
+      expect(await store.journal.get("x-v6")).toMatchObject({ status: "failed" });
+      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: 5n * PRICE, reserved: DEPOSIT - 5n * PRICE });
     });
 
     it("abandon 'unused' (an early turn given back) frees the reservation and removes the row no one saw; a row the tracker moved on stays", async () => {

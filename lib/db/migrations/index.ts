@@ -29,8 +29,8 @@ import { grantFloatReturnsMigration } from "./0015_grant_float_returns";
 import { paymentChannelsMigration } from "./0016_payment_channels";
 import { channelSettlementMigration } from "./0017_channel_settlement";
 import { channelWithdrawalsMigration } from "./0018_channel_withdrawals";
-import { unusedChannelTurnMigration } from "./0019_unused_channel_turn";
-import { channelLostCallsMigration } from "./0020_channel_lost_calls";
+import { channelLostCallsMigration } from "./0019_channel_lost_calls";
+import { channelAbandonOutcomesMigration } from "./0020_channel_abandon_outcomes";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -52,8 +52,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0016_payment_channels": paymentChannelsMigration,
   "0017_channel_settlement": channelSettlementMigration,
   "0018_channel_withdrawals": channelWithdrawalsMigration,
-  "0019_unused_channel_turn": unusedChannelTurnMigration,
-  "0020_channel_lost_calls": channelLostCallsMigration,
+  "0019_channel_lost_calls": channelLostCallsMigration,
+  "0020_channel_abandon_outcomes": channelAbandonOutcomesMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

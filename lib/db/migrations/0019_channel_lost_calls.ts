@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * Migration 0020: a channel call lost with its instance is decided by the next settle.
+ * Migration 0019: a channel call lost with its instance is decided by the next settle.
  *
  * A call whose instance died (or stalled past its lease) leaves its voucher's outcome unknown:
  * the acquire that takes over its expired lease journals it `pending` and its price stays
@@ -16,8 +16,9 @@ import "server-only";
  * from, its row `failed`).
  *
  * - `payment_channels.lost_*`: the lost call's journal id, reservation and cumulative amount,
- *   set by `channel_acquire` when it takes over a voucher call's lease (one at a time: a second
- *   loss before a settle keeps the first one `pending` and reserved, as before).
+ *   set by `channel_acquire` when it takes over a voucher call's lease, and by `channel_abandon`
+ *   "unknown" (0020: a call whose answer was lost on the way). One at a time: a second loss
+ *   before a settle replaces the first, which stays `pending` and reserved, as before.
  * - `channel_acquire` (0016's, plus setting `lost_*`) and `channel_settle` (0017's, plus the
  *   decision) are replaced; `channel_decide_lost_call` is the decision.
  */

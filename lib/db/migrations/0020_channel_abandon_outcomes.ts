@@ -1,6 +1,7 @@
 import "server-only";
 /**
- * Migration 0019: a channel turn that was never used leaves no journal row.
+ * Migration 0020: what `channel_abandon` leaves behind. A channel turn that was never used
+ * leaves no journal row; a call whose outcome is unknown is left for the next settle to decide.
  *
  * A repeat call's acquisition starts beside its unpaid request (the early turn,
  * lib/agent/purchase/channels/early-turn.ts) and journals a `signing` row for the voucher it
@@ -14,12 +15,16 @@ import "server-only";
  * (`signing`). A row another writer moved on (a failure the stream showed, journaled by the
  * request's tracker) is kept as that writer left it. The row is locked before it is read, so a
  * tracker's write that races the release lands either before (kept) or after (a fresh row).
+ *
+ * `p_spent = 'unknown'` (the voucher may have reached the service, its answer did not reach us)
+ * also records the call as the channel's lost call (0019's `lost_*`), so the next settle commits
+ * or frees its reservation by what the server counted, as for a call lost with its lease.
  */
 import { sql, type Kysely, type Migration } from "kysely";
 
-export const unusedChannelTurnMigration: Migration = {
+export const channelAbandonOutcomesMigration: Migration = {
   async up(db: Kysely<unknown>) {
-    // 0017's, plus 'unused'.
+    // 0017's, plus 'unused', and 'unknown' remembered as the lost call.
     await sql`
       CREATE OR REPLACE FUNCTION channel_abandon(p_channel_id text, p_lease text, p_reservation_id text, p_deposit_reservation_id text, p_spent text)
       RETURNS text LANGUAGE plpgsql VOLATILE AS $$
@@ -62,6 +67,13 @@ export const unusedChannelTurnMigration: Migration = {
           ELSIF ch.lease_payment_id IS NOT NULL THEN
             PERFORM channel_journal_step(ch.lease_payment_id, CASE WHEN p_spent = 'nothing' THEN 'failed' ELSE 'pending' END, ch, NULL, NULL, now_ms,
               jsonb_build_object('kind', 'voucher', 'spent', p_spent));
+          END IF;
+          IF p_spent = 'unknown' AND ch.lease_payment_id IS NOT NULL AND EXISTS (
+            SELECT 1 FROM budget_reservations b WHERE b.reservation_id = p_reservation_id AND b.state = 'reserved'
+          ) THEN
+            UPDATE payment_channels c SET lost_payment_id = ch.lease_payment_id, lost_reservation_id = p_reservation_id,
+              lost_cumulative = ch.charged + ch.lease_price
+            WHERE c.channel_id = p_channel_id;
           END IF;
           UPDATE payment_channels c SET lease_id = NULL, lease_until = NULL, lease_reservation_id = NULL, lease_price = NULL,
             lease_payment_id = NULL, updated_at = now_ms WHERE c.channel_id = p_channel_id;
