@@ -354,21 +354,24 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       expect(await store.journal.get("x-v2")).toMatchObject({ status: "failed" });
       expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: 2n * PRICE, reserved: DEPOSIT - 2n * PRICE });
 
-      // 2. The server took the lost voucher: the next call meets its corrective 402, resyncs, and settles above it.
+      // 2. The server took the lost voucher, charging half its price: the next call meets its
+      //    corrective 402, resyncs, and settles above it.
       const taken = await voucher(channels, identity, budgets, "x-v4");
       await expire();
       const after = await voucher(channels, identity, budgets, "x-v5");
+      const serverCharged = taken.cumulative - PRICE / 2n;
       await channels.resync({
         channelId: identity.channelId,
         lease: after.lease,
-        channel: { deposited: DEPOSIT, charged: taken.cumulative, signedMax: taken.cumulative, signature: SIGNATURE, totalClaimed: 0n },
+        channel: { deposited: DEPOSIT, charged: serverCharged, signedMax: taken.cumulative, signature: SIGNATURE, totalClaimed: 0n },
       });
-      await settleAt(after.lease, "x-v5", taken.cumulative + PRICE);
-      expect(await store.journal.get("x-v4")).toMatchObject({ status: "confirmed", amount: PRICE });
+      await settleAt(after.lease, "x-v5", serverCharged + PRICE);
+      expect(await store.journal.get("x-v4")).toMatchObject({ status: "confirmed", amount: PRICE / 2n });
       expect(await store.journal.get("x-v5")).toMatchObject({ status: "delivered", amount: PRICE });
-      // Four prices counted by the server, four settled in the budgets; the deposit holds the rest.
-      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: 4n * PRICE, reserved: DEPOSIT - 4n * PRICE });
-      expect(await channels.get(identity.channelId)).toMatchObject({ charged: 4n * PRICE });
+      // What the server counted is what the budgets settled; the deposit holds the rest.
+      const counted = 3n * PRICE + PRICE / 2n;
+      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: counted, reserved: DEPOSIT - counted });
+      expect(await channels.get(identity.channelId)).toMatchObject({ charged: counted });
 
       // 3. A call whose answer was lost on the way (abandoned "unknown") is decided the same way.
       const unknown = await voucher(channels, identity, budgets, "x-v6");
@@ -377,7 +380,7 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       const retried = await voucher(channels, identity, budgets, "x-v7");
       await settleAt(retried.lease, "x-v7", retried.cumulative);
       expect(await store.journal.get("x-v6")).toMatchObject({ status: "failed" });
-      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: 5n * PRICE, reserved: DEPOSIT - 5n * PRICE });
+      expect(await store.ledger.spentInScope("key:lost")).toEqual({ settled: counted + PRICE, reserved: DEPOSIT - counted - PRICE });
     });
 
     it("abandon 'unused' (an early turn given back) frees the reservation and removes the row no one saw; a row the tracker moved on stays", async () => {

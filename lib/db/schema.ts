@@ -139,10 +139,10 @@ export type PaymentChannelsTable = {
   withdraw_ready_at: Millis | null;
   withdraw_tx: string | null;
   withdraw_claim_until: Millis | null;
-  /** Migration 0020: a call lost with its lease (journal id, reservation, cumulative), for the next settle to decide. */
+  /** Migration 0019: a call lost with its lease or its answer (journal id, reservation, the charge it signed on), for the next settle to decide. */
   lost_payment_id: string | null;
   lost_reservation_id: string | null;
-  lost_cumulative: Numeric | null;
+  lost_base: Numeric | null;
   /** The confirmed deposit's open reservation, and a deposit reserved but not yet confirmed. */
   deposit_reservation_id: string | null;
   pending_deposit_reservation_id: string | null;

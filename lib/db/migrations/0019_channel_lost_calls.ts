@@ -9,13 +9,14 @@ import "server-only";
  *
  * The batch-settlement server accepts a voucher only when its cumulative amount is exactly its
  * own charged total plus the price. The lost voucher and the next one are both signed on the
- * charge the ledger knew, so the next settle shows which happened: the server's total before
- * the settled call (`charged - chargedAmount`) reached the lost voucher's cumulative amount, so
- * the server took it (its reservation is committed, its row `confirmed`: paid, delivery
- * unknown); or it did not, and never can (its reservation is freed to the deposit it was drawn
- * from, its row `failed`).
+ * charge the ledger knew (the lost call's base), so the next settle shows which happened: the
+ * server's total before the settled call (`charged - chargedAmount`) is above that base, so the
+ * server took the lost voucher and charged the difference (at most its price: its reservation
+ * is committed at that amount, the rest goes back to the deposit, its row is `confirmed`: paid,
+ * delivery unknown); or it is not, and the lost voucher can never be accepted (its reservation
+ * is freed to the deposit it was drawn from, its row `failed`).
  *
- * - `payment_channels.lost_*`: the lost call's journal id, reservation and cumulative amount,
+ * - `payment_channels.lost_*`: the lost call's journal id, reservation and base (the charge it signed on),
  *   set by `channel_acquire` when it takes over a voucher call's lease, and by `channel_abandon`
  *   "unknown" (0020: a call whose answer was lost on the way). One at a time: a second loss
  *   before a settle replaces the first, which stays `pending` and reserved, as before.
@@ -28,20 +29,28 @@ export const channelLostCallsMigration: Migration = {
   async up(db: Kysely<unknown>) {
     await sql`
       ALTER TABLE payment_channels ADD COLUMN lost_payment_id text, ADD COLUMN lost_reservation_id text,
-        ADD COLUMN lost_cumulative numeric(78, 0)`.execute(db);
+        ADD COLUMN lost_base numeric(78, 0)`.execute(db);
     await sql`
       CREATE FUNCTION channel_decide_lost_call(p_channel payment_channels, p_charged_before numeric, p_now bigint)
       RETURNS void LANGUAGE plpgsql AS $$
       DECLARE
         lost budget_reservations;
+        taken numeric;
       BEGIN
         IF p_channel.lost_payment_id IS NULL THEN RETURN; END IF;
-        IF p_charged_before >= p_channel.lost_cumulative THEN
-          UPDATE budget_reservations SET state = 'committed', committed_at = p_now,
-            tx_hash = 'channel:' || p_channel.channel_id || ':' || p_channel.lost_cumulative::text
-          WHERE reservation_id = p_channel.lost_reservation_id AND state = 'reserved' RETURNING * INTO lost;
-          PERFORM channel_journal_step(p_channel.lost_payment_id, 'confirmed', p_channel, lost.amount, NULL, p_now,
-            jsonb_build_object('kind', 'voucher', 'cumulative', p_channel.lost_cumulative::text, 'lostCall', 'charged'));
+        SELECT * INTO lost FROM budget_reservations b WHERE b.reservation_id = p_channel.lost_reservation_id AND b.state = 'reserved';
+        IF p_charged_before > p_channel.lost_base AND lost.reservation_id IS NOT NULL THEN
+          taken := least(p_charged_before - p_channel.lost_base, lost.amount);
+          UPDATE budget_reservations SET state = 'committed', amount = taken, committed_at = p_now,
+            tx_hash = 'channel:' || p_channel.channel_id || ':' || (p_channel.lost_base + taken)::text
+          WHERE reservation_id = lost.reservation_id;
+          UPDATE budget_reservations SET amount = amount + (lost.amount - taken) WHERE reservation_id = lost.drawn_from AND state = 'reserved';
+          PERFORM channel_journal_step(p_channel.lost_payment_id, 'confirmed', p_channel, taken, NULL, p_now,
+            jsonb_build_object('kind', 'voucher', 'charged', (p_channel.lost_base + taken)::text, 'lostCall', 'charged'));
+        ELSIF p_charged_before > p_channel.lost_base THEN
+          -- Taken, and its reservation already ended (expired, or its stalled instance gave it back): the journal says so.
+          PERFORM channel_journal_step(p_channel.lost_payment_id, 'confirmed', p_channel, p_charged_before - p_channel.lost_base, NULL, p_now,
+            jsonb_build_object('kind', 'voucher', 'charged', p_charged_before::text, 'lostCall', 'charged'));
         ELSE
           DELETE FROM budget_reservations WHERE reservation_id = p_channel.lost_reservation_id AND state = 'reserved' RETURNING * INTO lost;
           IF lost.drawn_from IS NOT NULL THEN
@@ -50,7 +59,7 @@ export const channelLostCallsMigration: Migration = {
           PERFORM channel_journal_step(p_channel.lost_payment_id, 'failed', p_channel, NULL, NULL, p_now,
             jsonb_build_object('kind', 'voucher', 'lostCall', 'not charged'));
         END IF;
-        UPDATE payment_channels c SET lost_payment_id = NULL, lost_reservation_id = NULL, lost_cumulative = NULL
+        UPDATE payment_channels c SET lost_payment_id = NULL, lost_reservation_id = NULL, lost_base = NULL
         WHERE c.channel_id = p_channel.channel_id;
       END
       $$`.execute(db);
@@ -137,7 +146,7 @@ export const channelLostCallsMigration: Migration = {
             SELECT 1 FROM budget_reservations b WHERE b.reservation_id = ch.lease_reservation_id AND b.state = 'reserved'
           ) THEN
             UPDATE payment_channels c SET lost_payment_id = ch.lease_payment_id, lost_reservation_id = ch.lease_reservation_id,
-              lost_cumulative = ch.charged + ch.lease_price
+              lost_base = ch.charged
             WHERE c.channel_id = p_channel_id RETURNING * INTO ch;
           END IF;
           lease := gen_random_uuid()::text;

@@ -72,7 +72,7 @@ export const channelAbandonOutcomesMigration: Migration = {
             SELECT 1 FROM budget_reservations b WHERE b.reservation_id = p_reservation_id AND b.state = 'reserved'
           ) THEN
             UPDATE payment_channels c SET lost_payment_id = ch.lease_payment_id, lost_reservation_id = p_reservation_id,
-              lost_cumulative = ch.charged + ch.lease_price
+              lost_base = ch.charged
             WHERE c.channel_id = p_channel_id;
           END IF;
           UPDATE payment_channels c SET lease_id = NULL, lease_until = NULL, lease_reservation_id = NULL, lease_price = NULL,
