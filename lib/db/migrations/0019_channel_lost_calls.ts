@@ -21,7 +21,8 @@ import "server-only";
  *   "unknown" (0020: a call whose answer was lost on the way). One at a time: a second loss
  *   before a settle replaces the first, which stays `pending` and reserved, as before.
  * - `channel_acquire` (0016's, plus setting `lost_*`) and `channel_settle` (0017's, plus the
- *   decision) are replaced; `channel_decide_lost_call` is the decision.
+ *   decision) are replaced; `channel_remember_lost_call` records a lost call,
+ *   `channel_decide_lost_call` decides it.
  */
 import { sql, type Kysely, type Migration } from "kysely";
 
@@ -30,6 +31,23 @@ export const channelLostCallsMigration: Migration = {
     await sql`
       ALTER TABLE payment_channels ADD COLUMN lost_payment_id text, ADD COLUMN lost_reservation_id text,
         ADD COLUMN lost_base numeric(78, 0)`.execute(db);
+    // The lease's call, if it was a voucher call (its price reserved on its own row), becomes the lost call.
+    await sql`
+      CREATE FUNCTION channel_remember_lost_call(p_channel payment_channels) RETURNS payment_channels
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        ch payment_channels := p_channel;
+      BEGIN
+        IF ch.lease_payment_id IS NOT NULL AND EXISTS (
+          SELECT 1 FROM budget_reservations b WHERE b.reservation_id = ch.lease_reservation_id AND b.state = 'reserved'
+        ) THEN
+          UPDATE payment_channels c SET lost_payment_id = ch.lease_payment_id, lost_reservation_id = ch.lease_reservation_id,
+            lost_base = ch.charged
+          WHERE c.channel_id = ch.channel_id RETURNING * INTO ch;
+        END IF;
+        RETURN ch;
+      END
+      $$`.execute(db);
     await sql`
       CREATE FUNCTION channel_decide_lost_call(p_channel payment_channels, p_charged_before numeric, p_now bigint)
       RETURNS void LANGUAGE plpgsql AS $$
@@ -52,10 +70,8 @@ export const channelLostCallsMigration: Migration = {
           PERFORM channel_journal_step(p_channel.lost_payment_id, 'confirmed', p_channel, p_charged_before - p_channel.lost_base, NULL, p_now,
             jsonb_build_object('kind', 'voucher', 'charged', p_charged_before::text, 'lostCall', 'charged'));
         ELSE
-          DELETE FROM budget_reservations WHERE reservation_id = p_channel.lost_reservation_id AND state = 'reserved' RETURNING * INTO lost;
-          IF lost.drawn_from IS NOT NULL THEN
-            UPDATE budget_reservations SET amount = amount + lost.amount WHERE reservation_id = lost.drawn_from AND state = 'reserved';
-          END IF;
+          DELETE FROM budget_reservations WHERE reservation_id = lost.reservation_id;
+          UPDATE budget_reservations SET amount = amount + lost.amount WHERE reservation_id = lost.drawn_from AND state = 'reserved';
           PERFORM channel_journal_step(p_channel.lost_payment_id, 'failed', p_channel, NULL, NULL, p_now,
             jsonb_build_object('kind', 'voucher', 'lostCall', 'not charged'));
         END IF;
@@ -141,14 +157,8 @@ export const channelLostCallsMigration: Migration = {
           IF ch.lease_id IS NOT NULL AND ch.lease_payment_id IS NOT NULL THEN
             PERFORM channel_journal_step(ch.lease_payment_id, 'pending', ch, NULL, NULL, now_ms, jsonb_build_object('kind', 'voucher', 'leaseExpired', true));
           END IF;
-          -- A voucher call's (its price reserved on its own row) is remembered for the next settle to decide.
-          IF ch.lease_id IS NOT NULL AND ch.lease_payment_id IS NOT NULL AND EXISTS (
-            SELECT 1 FROM budget_reservations b WHERE b.reservation_id = ch.lease_reservation_id AND b.state = 'reserved'
-          ) THEN
-            UPDATE payment_channels c SET lost_payment_id = ch.lease_payment_id, lost_reservation_id = ch.lease_reservation_id,
-              lost_base = ch.charged
-            WHERE c.channel_id = p_channel_id RETURNING * INTO ch;
-          END IF;
+          -- ... and it is left for the next settle to decide.
+          IF ch.lease_id IS NOT NULL THEN ch := channel_remember_lost_call(ch); END IF;
           lease := gen_random_uuid()::text;
           IF needs_deposit THEN
             status := 'deposit-needed';

@@ -17,8 +17,9 @@ import "server-only";
  * tracker's write that races the release lands either before (kept) or after (a fresh row).
  *
  * `p_spent = 'unknown'` (the voucher may have reached the service, its answer did not reach us)
- * also records the call as the channel's lost call (0019's `lost_*`), so the next settle commits
- * or frees its reservation by what the server counted, as for a call lost with its lease.
+ * also records the call as the channel's lost call (0019's `channel_remember_lost_call`), so
+ * the next settle commits or frees its reservation by what the server counted, as for a call
+ * lost with its lease.
  */
 import { sql, type Kysely, type Migration } from "kysely";
 
@@ -68,13 +69,7 @@ export const channelAbandonOutcomesMigration: Migration = {
             PERFORM channel_journal_step(ch.lease_payment_id, CASE WHEN p_spent = 'nothing' THEN 'failed' ELSE 'pending' END, ch, NULL, NULL, now_ms,
               jsonb_build_object('kind', 'voucher', 'spent', p_spent));
           END IF;
-          IF p_spent = 'unknown' AND ch.lease_payment_id IS NOT NULL AND EXISTS (
-            SELECT 1 FROM budget_reservations b WHERE b.reservation_id = p_reservation_id AND b.state = 'reserved'
-          ) THEN
-            UPDATE payment_channels c SET lost_payment_id = ch.lease_payment_id, lost_reservation_id = p_reservation_id,
-              lost_base = ch.charged
-            WHERE c.channel_id = p_channel_id;
-          END IF;
+          IF p_spent = 'unknown' THEN ch := channel_remember_lost_call(ch); END IF;
           UPDATE payment_channels c SET lease_id = NULL, lease_until = NULL, lease_reservation_id = NULL, lease_price = NULL,
             lease_payment_id = NULL, updated_at = now_ms WHERE c.channel_id = p_channel_id;
         END IF;
