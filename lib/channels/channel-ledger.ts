@@ -5,9 +5,12 @@
  * database"). The database store implements it (database-channel-ledger.ts); the memory and
  * Redis stores have none, and a purchase then does not choose channel offers.
  */
-import type { ChannelClaim } from "../x402/chain-reader";
+import type { ChannelClaim, ReceiverSettlement } from "../x402/chain-reader";
 
-export type { ChannelClaim } from "../x402/chain-reader";
+export type { ChannelClaim, ReceiverSettlement } from "../x402/chain-reader";
+
+/** A receiver and token whose payout the payer's recorded claims still wait for, and the first block to look from. */
+export type UnpaidClaims = { receiver: `0x${string}`; token: `0x${string}`; fromBlock: bigint };
 
 /** The budgets one payment counts against, as reserve-budget.ts gives them to the ledger. */
 export type ChannelBudgets = {
@@ -172,6 +175,15 @@ export interface ChannelLedger {
    * total follows the chain. Idempotent: a claim is recorded once, however often it is read.
    */
   recordClaims(channelId: `0x${string}`, claims: readonly ChannelClaim[]): Promise<number>;
+  /** The receivers (and tokens) whose payout some of the payer's recorded claims still wait for, at most `limit`. */
+  unpaidClaims(payer: `0x${string}`, limit: number): Promise<UnpaidClaims[]>;
+  /**
+   * A receiver's payout as the chain shows it (`settle(receiver, token)` pays every claim made
+   * before it): the claims it covers are marked, and each channel covered gets a journal row of
+   * its share (`settle:<channel id>:<tx>`, confirmed, the payout's transaction). Idempotent;
+   * returns the channels journaled.
+   */
+  recordPayout(input: { receiver: `0x${string}`; token: `0x${string}`; payout: ReceiverSettlement }): Promise<number>;
   /** A claimed refund did not happen: the channel is open again. */
   refundFailed(channelId: `0x${string}`): Promise<void>;
   /**

@@ -1,14 +1,14 @@
 import "server-only";
 /**
  * The channel ledger's upkeep outside a call's lease: taking idle channels for their refund (and
- * giving one back when its refund failed), and recording what services claimed as the chain
- * shows it. Each is one statement (a claim: one statement per claim). database-channel-ledger.ts
+ * giving one back when its refund failed), and recording what services claimed and what their
+ * receivers were paid out, as the chain shows it. Each is one statement (a claim: one statement per claim). database-channel-ledger.ts
  * hands its `ChannelLedger` methods to these.
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, PaymentChannelsTable } from "../db/schema";
-import { checkAmount, checkChannelId, checkPositiveInteger, checkSignature } from "./channel-input";
-import type { ChannelClaim, ChannelIdentity, ChannelState } from "./channel-ledger";
+import { checkAmount, checkChannelId, checkPositiveInteger, checkSignature, normalizePayer } from "./channel-input";
+import type { ChannelClaim, ChannelIdentity, ChannelState, ReceiverSettlement, UnpaidClaims } from "./channel-ledger";
 import { toChannel } from "./channel-rows";
 
 export async function claimForRefund(db: Kysely<Database>, idleMs: number, limit: number, refundMs: number): Promise<(ChannelIdentity & ChannelState)[]> {
@@ -43,11 +43,74 @@ export async function recordClaims(db: Kysely<Database>, channelId: `0x${string}
         ), total AS (
           UPDATE payment_channels SET total_claimed = greatest(total_claimed, ${checkAmount(claim.totalClaimed, "totalClaimed").toString()}::numeric)
           WHERE channel_id = ${id} RETURNING 1
+        ), placed AS (
+          -- Its place in the chain, for the receiver's payout that will cover it (0021).
+          INSERT INTO channel_claims (channel_id, tx_hash, block_number, log_index, claimed)
+          SELECT c.channel_id, ${tx}, ${checkBlock(claim.blockNumber)}::bigint, ${checkLogIndex(claim.logIndex)}, ${claim.claimed.toString()}::numeric
+          FROM payment_channels c WHERE c.channel_id = ${id}
+          ON CONFLICT (channel_id, tx_hash) DO NOTHING RETURNING 1
         )
-        SELECT (SELECT count(*) FROM fresh) > 0 AS recorded, (SELECT count(*) FROM total) AS touched`.execute(db);
+        SELECT (SELECT count(*) FROM fresh) > 0 AS recorded, (SELECT count(*) FROM total) AS touched, (SELECT count(*) FROM placed) AS placed`.execute(db);
     if (rows[0]?.recorded) recorded += 1;
   }
   return recorded;
+}
+
+/**
+ * Where the payer's recorded claims still wait for their receiver's payout: each receiver and
+ * token with the first block to look from, at most `limit`.
+ */
+export async function unpaidClaims(db: Kysely<Database>, payer: `0x${string}`, limit: number): Promise<UnpaidClaims[]> {
+  const { rows } = await sql<{ receiver: `0x${string}`; token: `0x${string}`; from_block: string }>`
+      SELECT c.receiver, c.token, min(k.block_number)::text AS from_block
+      FROM channel_claims k JOIN payment_channels c ON c.channel_id = k.channel_id
+      WHERE k.settled_tx IS NULL AND c.payer = ${normalizePayer(payer)}
+      GROUP BY c.receiver, c.token ORDER BY min(k.block_number), c.receiver, c.token LIMIT ${checkPositiveInteger(limit, "limit")}`.execute(db);
+  return rows.map((row) => ({ receiver: row.receiver, token: row.token, fromBlock: BigInt(row.from_block) }));
+}
+
+/**
+ * One payout to a receiver, as the chain shows it: every claim of the receiver's channels in
+ * that token recorded before it (chain order) and not yet covered is marked covered by it, and
+ * each channel it covers gets one journal row of its share (`settle:<channel id>:<tx>`). One
+ * statement; a payout read again covers nothing more. Returns the channels journaled.
+ */
+export async function recordPayout(
+  db: Kysely<Database>,
+  input: { receiver: `0x${string}`; token: `0x${string}`; payout: ReceiverSettlement },
+): Promise<number> {
+  const tx = checkSignature(input.payout.txHash);
+  const { rows } = await sql<{ channels: string }>`
+      WITH covered AS (
+        UPDATE channel_claims k SET settled_tx = ${tx}
+        FROM payment_channels c
+        WHERE k.channel_id = c.channel_id AND c.receiver = ${lowerAddress(input.receiver)} AND c.token = ${lowerAddress(input.token)}
+          AND k.settled_tx IS NULL
+          AND (k.block_number, k.log_index) < (${checkBlock(input.payout.blockNumber)}::bigint, ${checkLogIndex(input.payout.logIndex)})
+        RETURNING k.channel_id, k.claimed
+      ), shares AS (
+        SELECT channel_id, sum(claimed) AS amount FROM covered GROUP BY channel_id
+      ), journaled AS (
+        SELECT channel_journal_step('settle:' || c.channel_id || ':' || ${tx}, 'confirmed', c, s.amount, ${tx}, db_now_ms(),
+          jsonb_build_object('kind', 'payout', 'payout', ${checkAmount(input.payout.amount, "amount").toString()}::text),
+          jsonb_build_object('resource', c.service_url))
+        FROM shares s JOIN payment_channels c ON c.channel_id = s.channel_id
+      )
+      SELECT count(*)::text AS channels FROM journaled`.execute(db);
+  return Number(rows[0]?.channels ?? 0);
+}
+
+/** Any address (a receiver's, a token's), checked and lower-cased as the ledger stores it. */
+const lowerAddress = (address: string): string => normalizePayer(address);
+
+function checkBlock(block: bigint): string {
+  if (typeof block !== "bigint" || block < 0n) throw new RangeError("blockNumber must be a bigint >= 0");
+  return block.toString();
+}
+
+function checkLogIndex(index: number): number {
+  if (!Number.isSafeInteger(index) || index < 0) throw new RangeError("logIndex must be an integer >= 0");
+  return index;
 }
 
 export async function refundFailed(db: Kysely<Database>, channelId: `0x${string}`): Promise<void> {

@@ -565,6 +565,60 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       const next = await voucher(channels, identity, budgets, "withdraw-stale-v2");
       await channels.abandon({ channelId: identity.channelId, lease: next.lease, reservationId: "withdraw-stale-v2", spent: "nothing" });
     });
+
+    it("journals a receiver's payout once per channel it covers, with that channel's claims made before it in the chain's order", async () => {
+      const { channels, store } = given();
+      const a = newIdentity();
+      // Two channels of one payer to one receiver in one token, and a third to another receiver.
+      const b = { ...newIdentity(), payer: a.payer, receiver: a.receiver, token: a.token };
+      const c = { ...newIdentity(), payer: a.payer, token: a.token };
+      const budgets = { payer: a.payer, payerLimit: 1_000_000n };
+      for (const [identity, prefix] of [
+        [a, "payout-a"],
+        [b, "payout-b"],
+        [c, "payout-c"],
+      ] as const)
+        await openChannel(channels, identity, budgets, prefix);
+      const [claimA1, claimB, claimC, claimA2, payout1, payout2] = Array.from({ length: 6 }, () => hex(32));
+      const at = (blockNumber: bigint, logIndex: number) => ({ blockNumber, logIndex });
+      expect(
+        await channels.recordClaims(a.channelId, [
+          { txHash: claimA1!, ...at(10n, 0), claimed: 3_000n, totalClaimed: 3_000n },
+          { txHash: claimA2!, ...at(12n, 1), claimed: 4_000n, totalClaimed: 7_000n },
+        ]),
+      ).toBe(2);
+      expect(await channels.recordClaims(b.channelId, [{ txHash: claimB!, ...at(10n, 1), claimed: 2_000n, totalClaimed: 2_000n }])).toBe(1);
+      expect(await channels.recordClaims(c.channelId, [{ txHash: claimC!, ...at(10n, 2), claimed: 1_000n, totalClaimed: 1_000n }])).toBe(1);
+      // Both receivers wait, the one with the oldest unpaid claim first.
+      const byReceiver = <Row extends { receiver: string }>(rows: Row[]) => [...rows].sort((left, right) => left.receiver.localeCompare(right.receiver));
+      expect(byReceiver(await channels.unpaidClaims(a.payer, 10))).toEqual(
+        byReceiver([
+          { receiver: a.receiver, token: a.token, fromBlock: 10n },
+          { receiver: c.receiver, token: c.token, fromBlock: 10n },
+        ]),
+      );
+
+      // The first payout comes after A's first claim and B's claim, before A's second.
+      const receiver = { receiver: a.receiver, token: a.token };
+      expect(await channels.recordPayout({ ...receiver, payout: { txHash: payout1!, ...at(11n, 0), amount: 5_000n } })).toBe(2);
+      expect(await channels.recordPayout({ ...receiver, payout: { txHash: payout1!, ...at(11n, 0), amount: 5_000n } })).toBe(0);
+      expect(await store.journal.get(`settle:${a.channelId}:${payout1}`)).toMatchObject({
+        status: "confirmed",
+        amount: 3_000n,
+        txHash: payout1,
+        scheme: "batch-settlement",
+      });
+      expect(await store.journal.get(`settle:${b.channelId}:${payout1}`)).toMatchObject({ status: "confirmed", amount: 2_000n, txHash: payout1 });
+      expect(await store.journal.get(`settle:${c.channelId}:${payout1}`)).toBeUndefined();
+      expect((await channels.unpaidClaims(a.payer, 10)).find((row) => row.receiver === a.receiver)).toEqual({ ...receiver, fromBlock: 12n });
+
+      // A payout in the same block as a claim covers it only when it comes after it.
+      expect(await channels.recordPayout({ ...receiver, payout: { txHash: hex(32), ...at(12n, 0), amount: 1_000n } })).toBe(0);
+      expect(await channels.recordPayout({ ...receiver, payout: { txHash: payout2!, ...at(12n, 2), amount: 4_000n } })).toBe(1);
+      expect(await store.journal.get(`settle:${a.channelId}:${payout2}`)).toMatchObject({ status: "confirmed", amount: 4_000n, txHash: payout2 });
+      // The other receiver's claim is no part of this receiver's payouts.
+      expect(await channels.unpaidClaims(a.payer, 10)).toEqual([{ receiver: c.receiver, token: c.token, fromBlock: 10n }]);
+    });
   });
 }
 

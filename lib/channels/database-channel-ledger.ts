@@ -1,13 +1,13 @@
 import "server-only";
 /**
- * The channel ledger in the database (`payment_channels`, migrations 0016 and 0017). Each call
- * is one function call, so one round trip: the hot path of a repeat call is `acquire` and
+ * The channel ledger in the database (`payment_channels` and `channel_claims`, migrations 0016
+ * to 0021). Each call is one function call, so one round trip: the hot path of a repeat call is `acquire` and
  * `settle`, which also write the voucher's journal row. Times are the database's clock.
  */
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { toChannel } from "./channel-rows";
-import { claimForRefund, recordClaims, refundFailed } from "./channel-upkeep";
+import { claimForRefund, recordClaims, recordPayout, refundFailed, unpaidClaims } from "./channel-upkeep";
 import { claimDueWithdrawals, claimForWithdrawal, refundRefused, withdrawalReleased, withdrawalStarted } from "./channel-withdrawals";
 import { DAILY_WINDOW_MS, RESERVATION_TTL_MS } from "../limits/budget-window";
 import { exceedsReservation } from "../limits/store-input";
@@ -31,6 +31,7 @@ import {
   type ChannelLedger,
   type ChannelRefusal,
   type ChannelState,
+  type UnpaidClaims,
 } from "./channel-ledger";
 
 /** How soon a caller refused as busy asks again: often enough to follow a call's lease, at most its end. */
@@ -175,6 +176,14 @@ export class DatabaseChannelLedger implements ChannelLedger {
 
   recordClaims(channelId: `0x${string}`, claims: readonly ChannelClaim[]): Promise<number> {
     return recordClaims(this.db, channelId, claims);
+  }
+
+  unpaidClaims(payer: `0x${string}`, limit: number): Promise<UnpaidClaims[]> {
+    return unpaidClaims(this.db, payer, limit);
+  }
+
+  recordPayout(input: Parameters<ChannelLedger["recordPayout"]>[0]): Promise<number> {
+    return recordPayout(this.db, input);
   }
 
   refundFailed(channelId: `0x${string}`): Promise<void> {

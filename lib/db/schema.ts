@@ -119,7 +119,7 @@ export type ListingEvidenceTable = {
   claimed_by: string | null;
 };
 
-/** x402 batch-settlement channels (migrations 0016 to 0020, lib/channels). */
+/** x402 batch-settlement channels (migrations 0016 to 0020, lib/channels); their claims in `channel_claims` (0021). */
 export type PaymentChannelsTable = {
   channel_id: string;
   payer: string;
@@ -159,6 +159,16 @@ export type PaymentChannelsTable = {
   updated_at: Millis;
 };
 
+/** Each claim recorded on a channel, its place in the chain, and the receiver's payout that covered it (migration 0021). */
+export type ChannelClaimsTable = {
+  channel_id: string;
+  tx_hash: string;
+  block_number: ColumnType<string, string | bigint, string | bigint>;
+  log_index: number;
+  claimed: Numeric;
+  settled_tx: string | null;
+};
+
 export type Database = {
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;
@@ -168,4 +178,5 @@ export type Database = {
   listing_evidence: ListingEvidenceTable;
   grants: GrantsTable;
   payment_channels: PaymentChannelsTable;
+  channel_claims: ChannelClaimsTable;
 };

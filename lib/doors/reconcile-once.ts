@@ -8,7 +8,7 @@ import "server-only";
  * CHANNEL_WITHDRAW_AFTER_FAILURES refunds in a row. The later passes run even when the
  * payments' pass failed, and that failure is thrown after them.
  */
-import { recordChannelClaims } from "../agent/purchase/channels/record-channel-claims";
+import { recordChannelClaims, type ClaimRecordReport } from "../agent/purchase/channels/record-channel-claims";
 import { refundIdleChannels } from "../agent/purchase/channels/refund-idle-channels";
 import { withdrawChannels } from "../agent/purchase/channels/withdraw-channels";
 import { reconcilePendingPayments, type ReconcileReport } from "../agent/purchase/reconcile-pending";
@@ -20,7 +20,7 @@ import { channelWithdrawalsOf, reconcileDependenciesOf, type AppDependencies } f
 export type ReconcileRunReport = ReconcileReport & {
   grants: Omit<GrantSweepReport, "floatReturned"> & { floatReturned: string };
   channelRefunds?: { refunded: number; failed: number; amount: string };
-  channelClaims?: { recorded: number; failed: number };
+  channelClaims?: ClaimRecordReport;
   channelWithdrawals?: { started: number; finished: number; failed: number };
 };
 
@@ -41,7 +41,7 @@ export async function reconcileOnce(deps: AppDependencies, log?: (entry: Record<
         ...(log ? { log } : {}),
       }).catch((error: unknown) => {
         console.error(JSON.stringify({ level: "error", event: "channel-claims-failed", error: String(error) }));
-        return { recorded: 0, failed: 1 };
+        return { recorded: 0, payouts: 0, failed: 1 };
       })
     : undefined;
   const refunds = reconcile.channelRefunds

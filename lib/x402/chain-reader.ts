@@ -31,8 +31,18 @@ const RECENT_BLOCKS = 5_000n;
 /** A batch-settlement contract's claim on one channel (the scheme's EVM spec names this event). */
 const channelClaimedEvent = parseAbiItem("event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimed, uint128 totalClaimed)");
 
+/** A batch-settlement contract's payout of what a receiver has claimed so far, over all its channels in one token. */
+const receiverSettledEvent = parseAbiItem("event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount)");
+
+/** Where a log sits in the chain's order: its block, then its index in the block. */
+export type LogPosition = { blockNumber: bigint; logIndex: number };
 /** One claim a service made on a channel: its transaction, what it claimed, and the channel's claimed total after it. */
-export type ChannelClaim = { txHash: `0x${string}`; claimed: bigint; totalClaimed: bigint };
+export type ChannelClaim = LogPosition & { txHash: `0x${string}`; claimed: bigint; totalClaimed: bigint };
+/**
+ * One payout to a receiver (`settle(receiver, token)`): it moves every claim of that receiver
+ * and token made before it, on every channel, from the contract to the receiver.
+ */
+export type ReceiverSettlement = LogPosition & { txHash: `0x${string}`; amount: bigint };
 /** At most this many of the payer's recent transfers to the payee are opened to find a permit's. */
 const MAX_CANDIDATES = 20;
 
@@ -77,6 +87,8 @@ export type ChainReader = {
   readContract?(args: ContractRead): Promise<unknown>;
   /** The recent claims on a payment channel, oldest first (the contract's `Claimed` logs). */
   channelClaims?(contract: `0x${string}`, channelId: `0x${string}`): Promise<ChannelClaim[]>;
+  /** The receiver's payouts in this token from `fromBlock` on, oldest first (the contract's `Settled` logs). */
+  receiverSettlements?(contract: `0x${string}`, receiver: `0x${string}`, token: `0x${string}`, fromBlock: bigint): Promise<ReceiverSettlement[]>;
 };
 
 /** The view call the official client's `ClientEvmSigner.readContract` makes. */
@@ -166,7 +178,23 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
       const logs = await client.getLogs({ address: contract, event: channelClaimedEvent, args: { channelId }, fromBlock, toBlock: latest });
       return logs.flatMap((log) =>
         log.transactionHash && log.args.claimed !== undefined && log.args.totalClaimed !== undefined
-          ? [{ txHash: log.transactionHash, claimed: log.args.claimed, totalClaimed: log.args.totalClaimed }]
+          ? [
+              {
+                txHash: log.transactionHash,
+                blockNumber: log.blockNumber,
+                logIndex: log.logIndex,
+                claimed: log.args.claimed,
+                totalClaimed: log.args.totalClaimed,
+              },
+            ]
+          : [],
+      );
+    },
+    async receiverSettlements(contract, receiver, token, fromBlock) {
+      const logs = await client.getLogs({ address: contract, event: receiverSettledEvent, args: { receiver, token }, fromBlock, toBlock: "latest" });
+      return logs.flatMap((log) =>
+        log.transactionHash && log.args.amount !== undefined
+          ? [{ txHash: log.transactionHash, blockNumber: log.blockNumber, logIndex: log.logIndex, amount: log.args.amount }]
           : [],
       );
     },

@@ -120,7 +120,8 @@ describe("the agent pays a channel service through its purchase path", () => {
       expect(await channels.get(channelId)).toMatchObject({ charged: 200_000n, signedMax: 200_000n, deposited: 250_000n, state: "open" });
 
       const rounds = await devnet.channels.flush();
-      expect(rounds.find((round) => round.service === "tick-feed")).toMatchObject({
+      const round = rounds.find((entry) => entry.service === "tick-feed");
+      expect(round).toMatchObject({
         claims: [{ vouchers: 1 }],
         settle: { transaction: expect.stringMatching(/^0x/) },
       });
@@ -135,12 +136,16 @@ describe("the agent pays a channel service through its purchase path", () => {
       expect(delivered).toHaveLength(200);
       expect(delivered.reduce((sum, row) => sum + (row.amount ?? 0n), 0n)).toBe(gained);
 
-      // The claim, as the chain shows it, becomes the channel's journal row: the journal equals the chain.
-      expect(await recordChannelClaims({ channels, chain: harness.deps.chain, payer })).toEqual({ recorded: 1, failed: 0 });
-      expect(await recordChannelClaims({ channels, chain: harness.deps.chain, payer })).toEqual({ recorded: 0, failed: 0 });
+      // The claim and the receiver's payout, as the chain shows them, become the channel's journal
+      // rows: the journal equals the chain.
+      expect(await recordChannelClaims({ channels, chain: harness.deps.chain, payer })).toEqual({ recorded: 1, payouts: 1, failed: 0 });
+      expect(await recordChannelClaims({ channels, chain: harness.deps.chain, payer })).toEqual({ recorded: 0, payouts: 0, failed: 0 });
       expect(await channels.get(channelId)).toMatchObject({ totalClaimed: gained });
-      const claims = (await store.journal.history({ payer, status: "confirmed", limit: 50 })).filter((row) => row.id.startsWith(`claim:${channelId}:`));
+      const confirmed = await store.journal.history({ payer, status: "confirmed", limit: 50 });
+      const claims = confirmed.filter((row) => row.id.startsWith(`claim:${channelId}:`));
       expect(claims.map((row) => row.amount)).toEqual([gained]);
+      const payouts = confirmed.filter((row) => row.id.startsWith(`settle:${channelId}:`));
+      expect(payouts.map((row) => [row.amount, row.txHash])).toEqual([[gained, round?.settle?.transaction]]);
 
       // Idle at once (0 s): the refund returns what the deposit still holds.
       const refund = await refundIdleChannels({ channels, account: agent(), chain: harness.deps.chain, fetch: harness.deps.fetch, idleMs: 0 });

@@ -31,6 +31,7 @@ import { channelSettlementMigration } from "./0017_channel_settlement";
 import { channelWithdrawalsMigration } from "./0018_channel_withdrawals";
 import { channelLostCallsMigration } from "./0019_channel_lost_calls";
 import { channelAbandonOutcomesMigration } from "./0020_channel_abandon_outcomes";
+import { channelClaimSettlementsMigration } from "./0021_channel_claim_settlements";
 
 /** Every migration by name, in the order they run (Kysely also sorts them by name). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -54,6 +55,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0018_channel_withdrawals": channelWithdrawalsMigration,
   "0019_channel_lost_calls": channelLostCallsMigration,
   "0020_channel_abandon_outcomes": channelAbandonOutcomesMigration,
+  "0021_channel_claim_settlements": channelClaimSettlementsMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
