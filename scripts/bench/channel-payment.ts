@@ -12,8 +12,8 @@
  * Each side opens its channel during the warm-up (one deposit each); then the measured calls
  * are interleaved pair by pair, the order alternating. Reported per database: each side's time
  * per call, the difference within each pair (our overhead), ours split into its steps (the
- * ledger's two statements and the voucher's signature, timed by wrappers), and each side's time
- * outside its paid request. Last, every channel service claims and settles (`flush`), and the
+ * ledger's two statements and the voucher's signature, timed by wrappers), each side's time
+ * outside its paid request, and each side's call in four segments (SEGMENTS below). Last, every channel service claims and settles (`flush`), and the
  * transactions of the whole run are counted: calls per transaction on chain.
  *
  *   npm run bench:channel -- --calls 200 --warmup 10 [--database pglite|postgres|both]
@@ -42,6 +42,7 @@ import { ms, summarize, type Summary } from "./stats";
 import { PhaseTimer } from "./timed";
 
 type DatabaseKind = "pglite" | "postgres";
+type Call = { ms: number; paid: number; segments: Record<Segment, number>; error?: string };
 
 /**
  * Our steps of a voucher call, timed by wrappers (a deposit call also signs its authorization).
@@ -51,7 +52,42 @@ type DatabaseKind = "pglite" | "postgres";
  */
 const PHASES = ["ledger: acquire", "sign", "ledger: settle", "after the answer"] as const;
 
-type SideResult = { total: Summary; outsidePaidRequest: Summary; errors: number; firstError?: string };
+type SideResult = { total: Summary; outsidePaidRequest: Summary; segments: Record<Segment, Summary>; errors: number; firstError?: string };
+
+/**
+ * A call's time in four segments, from each side's own fetch: the unpaid request (until its 402's
+ * headers), from there to the paid request (reading the 402, choosing, the quote and its checks,
+ * the ledger's turn, the signature), the paid request (until its answer's headers), and from
+ * there to the call's end (reading the answer and reporting it).
+ */
+const SEGMENTS = ["unpaid request", "402 → paid request", "paid request", "answer → end"] as const;
+type Segment = (typeof SEGMENTS)[number];
+
+/** A fetch that notes when each side's unpaid and paid requests start and end, for one call at a time. */
+function segmentedFetch<Input extends string | URL | Request>(inner: (input: Input, init?: RequestInit) => Promise<Response>) {
+  const marks = { callStart: 0, unpaidEnd: 0, paidStart: 0, paidEnd: 0 };
+  const wrapped = async (input: Input, init?: RequestInit): Promise<Response> => {
+    const paid = hasPaymentHeader(input, init);
+    if (paid) marks.paidStart = performance.now();
+    try {
+      return await inner(input, init);
+    } finally {
+      if (paid) marks.paidEnd = performance.now();
+      else marks.unpaidEnd = performance.now();
+    }
+  };
+  const start = () => {
+    marks.callStart = performance.now();
+    marks.unpaidEnd = marks.paidStart = marks.paidEnd = 0;
+  };
+  const segments = (end: number): Record<Segment, number> => ({
+    "unpaid request": marks.unpaidEnd - marks.callStart,
+    "402 → paid request": marks.paidStart - marks.unpaidEnd,
+    "paid request": marks.paidEnd - marks.paidStart,
+    "answer → end": end - marks.paidEnd,
+  });
+  return { fetch: wrapped, start, segments, paidMs: () => marks.paidEnd - marks.paidStart };
+}
 
 type Result = {
   database: DatabaseKind;
@@ -116,26 +152,14 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
     const timedAgent: LocalAccount = { ...agent, signTypedData: (parameters) => timer.time("sign", () => agent.signTypedData(parameters)) };
     const wired = purchaseDependenciesOf(deps);
     if (!wired.channels) throw new Error("the store has no channel ledger");
-    let oursPaid = 0;
-    const purchaseDeps = {
-      ...wired,
-      channels: timedChannels(wired.channels, timer),
-      fetch: async (input: string, init?: RequestInit) => {
-        if (!hasPaymentHeader(input, init)) return wired.fetch(input, init);
-        const started = performance.now();
-        try {
-          return await wired.fetch(input, init);
-        } finally {
-          oursPaid = performance.now() - started;
-        }
-      },
-    };
+    const oursFetch = segmentedFetch(wired.fetch);
+    const purchaseDeps = { ...wired, channels: timedChannels(wired.channels, timer), fetch: oursFetch.fetch };
     let sequence = 0;
-    const ours = async (): Promise<{ ms: number; paid: number; error?: string }> => {
+    const ours = async (): Promise<Call> => {
       const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
       void writer.readable.pipeTo(new WritableStream()).catch(() => undefined);
       sequence += 1;
-      oursPaid = 0;
+      oursFetch.start();
       const started = performance.now();
       const tracker = new PaymentTracker(writer);
       const outcome = await runPurchase(purchaseDeps, {
@@ -149,11 +173,10 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
         tracker,
         deadline: Date.now() + 45_000,
       });
-      const elapsed = performance.now() - started;
+      const ended = performance.now();
       await timer.time("after the answer", () => tracker.recorded());
-      return outcome.status === "delivered"
-        ? { ms: elapsed, paid: oursPaid }
-        : { ms: elapsed, paid: oursPaid, error: `${outcome.status}: ${"message" in outcome ? outcome.message : ""}` };
+      const call = { ms: ended - started, paid: oursFetch.paidMs(), segments: oursFetch.segments(ended) };
+      return outcome.status === "delivered" ? call : { ...call, error: `${outcome.status}: ${"message" in outcome ? outcome.message : ""}` };
     };
 
     // Bare: the official client, another funded account (its own channel).
@@ -162,24 +185,16 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
     const client = new x402Client()
       .register(devnet.network as Network, scheme)
       .setSpendControls({ allowedAssets: [{ network: devnet.network as Network, asset: devnet.usdc }] });
-    let barePaid = 0;
-    const timedFetch: typeof fetch = async (input, init) => {
-      if (!hasPaymentHeader(input as string | URL | Request, init)) return fetch(input, init);
-      const started = performance.now();
-      try {
-        return await fetch(input, init);
-      } finally {
-        barePaid = performance.now() - started;
-      }
-    };
-    const payingFetch = wrapFetchWithPayment(timedFetch, client);
-    const bare = async (): Promise<{ ms: number; paid: number; error?: string }> => {
-      barePaid = 0;
+    const bareFetch = segmentedFetch((input: string | URL | Request, init?: RequestInit) => fetch(input, init));
+    const payingFetch = wrapFetchWithPayment(bareFetch.fetch, client);
+    const bare = async (): Promise<Call> => {
+      bareFetch.start();
       const started = performance.now();
       const response = await payingFetch(url, { headers: { accept: "application/json" } });
       await response.text();
-      const elapsed = performance.now() - started;
-      return response.ok ? { ms: elapsed, paid: barePaid } : { ms: elapsed, paid: barePaid, error: `HTTP ${response.status}` };
+      const ended = performance.now();
+      const call = { ms: ended - started, paid: bareFetch.paidMs(), segments: bareFetch.segments(ended) };
+      return response.ok ? call : { ...call, error: `HTTP ${response.status}` };
     };
 
     const firstBlock = await chain.getBlockNumber();
@@ -191,6 +206,7 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
     }
     const blockBefore = await chain.getBlockNumber();
     const samples = { ours: [] as number[], bare: [] as number[], oursOutside: [] as number[], bareOutside: [] as number[], difference: [] as number[] };
+    const segments = { ours: [] as Record<Segment, number>[], bare: [] as Record<Segment, number>[] };
     const errors = { ours: 0, bare: 0, firstOurs: undefined as string | undefined, firstBare: undefined as string | undefined };
     for (let index = 0; index < options.calls; index += 1) {
       // The order alternates, so neither side always runs right after the other.
@@ -219,7 +235,11 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
       samples.oursOutside.push(a.ms - a.paid);
       samples.bareOutside.push(b.ms - b.paid);
       samples.difference.push(a.ms - b.ms);
+      segments.ours.push(a.segments);
+      segments.bare.push(b.segments);
     }
+    const bySegment = (side: Record<Segment, number>[]) =>
+      Object.fromEntries(SEGMENTS.map((segment) => [segment, summarize(side.map((call) => call[segment]))])) as Record<Segment, Summary>;
     const blocksDuringCalls = Number((await chain.getBlockNumber()) - blockBefore);
     // Every channel service claims what it holds and settles it; count the run's transactions.
     await devnet.channels.flush();
@@ -230,8 +250,20 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
     return {
       database: kind,
       calls: samples.ours.length,
-      ours: { total: summarize(samples.ours), outsidePaidRequest: summarize(samples.oursOutside), errors: errors.ours, firstError: errors.firstOurs },
-      bare: { total: summarize(samples.bare), outsidePaidRequest: summarize(samples.bareOutside), errors: errors.bare, firstError: errors.firstBare },
+      ours: {
+        total: summarize(samples.ours),
+        outsidePaidRequest: summarize(samples.oursOutside),
+        segments: bySegment(segments.ours),
+        errors: errors.ours,
+        firstError: errors.firstOurs,
+      },
+      bare: {
+        total: summarize(samples.bare),
+        outsidePaidRequest: summarize(samples.bareOutside),
+        segments: bySegment(segments.bare),
+        errors: errors.bare,
+        firstError: errors.firstBare,
+      },
       difference: summarize(samples.difference),
       phases,
       transactions,
@@ -257,6 +289,12 @@ function report(result: Result, warmup: number): void {
   console.log(row("ours: outside the paid request", result.ours.outsidePaidRequest));
   console.log(row("bare: outside the paid request", result.bare.outsidePaidRequest));
   for (const [phase, summary] of Object.entries(result.phases)) console.log(row(`ours: ${phase}`, summary));
+  console.log("\nWhere each side's time goes, segment by segment (medians; the segments' medians need not add up to the call's):\n");
+  console.log("| segment | ours | bare | ours − bare |\n| --- | --- | --- | --- |");
+  for (const segment of SEGMENTS) {
+    const [ours, bare] = [result.ours.segments[segment].median, result.bare.segments[segment].median];
+    console.log(`| ${segment} | ${ms(ours)} | ${ms(bare)} | ${ms(ours - bare)} |`);
+  }
   const calls = (result.calls + warmup) * 2;
   console.log(
     `\nBlocks mined during the measured calls: ${result.blocksDuringCalls}. Transactions of the whole run (both sides' deposits, then every claim and settlement after the flush): ${result.transactions}, for ${calls} paid calls: ${(calls / Math.max(1, result.transactions)).toFixed(0)} calls per transaction.`,
