@@ -89,7 +89,11 @@ export async function recordPayout(
           AND (k.block_number, k.log_index) < (${checkBlock(input.payout.blockNumber)}::bigint, ${checkLogIndex(input.payout.logIndex)})
         RETURNING k.channel_id, k.claimed
       ), shares AS (
-        SELECT channel_id, sum(claimed) AS amount FROM covered GROUP BY channel_id
+        -- A claim recorded late (its read failed on an earlier run) joins the payout row its
+        -- channel already has: the row's amount is every claim of the channel this payout covers.
+        -- (This statement's snapshot still shows the claims it covers now as uncovered.)
+        SELECT n.channel_id, n.amount + coalesce((SELECT sum(k.claimed) FROM channel_claims k WHERE k.channel_id = n.channel_id AND k.settled_tx = ${tx}), 0) AS amount
+        FROM (SELECT channel_id, sum(claimed) AS amount FROM covered GROUP BY channel_id) n
       ), journaled AS (
         SELECT channel_journal_step('settle:' || c.channel_id || ':' || ${tx}, 'confirmed', c, s.amount, ${tx}, db_now_ms(),
           jsonb_build_object('kind', 'payout', 'payout', ${checkAmount(input.payout.amount, "amount").toString()}::text),

@@ -618,6 +618,14 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       expect(await store.journal.get(`settle:${a.channelId}:${payout2}`)).toMatchObject({ status: "confirmed", amount: 4_000n, txHash: payout2 });
       // The other receiver's claim is no part of this receiver's payouts.
       expect(await channels.unpaidClaims(a.payer, 10)).toEqual([{ receiver: c.receiver, token: c.token, fromBlock: 10n }]);
+
+      // A claim recorded late (its read failed before) that the first payout covered joins that
+      // payout's row of its channel: the row then holds both claims.
+      const lateClaim = hex(32);
+      expect(await channels.recordClaims(b.channelId, [{ txHash: lateClaim, ...at(10n, 3), claimed: 500n, totalClaimed: 2_500n }])).toBe(1);
+      expect(await channels.recordPayout({ ...receiver, payout: { txHash: payout1!, ...at(11n, 0), amount: 5_000n } })).toBe(1);
+      expect(await store.journal.get(`settle:${b.channelId}:${payout1}`)).toMatchObject({ status: "confirmed", amount: 2_500n, txHash: payout1 });
+      expect(await store.journal.get(`settle:${a.channelId}:${payout1}`)).toMatchObject({ amount: 3_000n });
     });
   });
 }

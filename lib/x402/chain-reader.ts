@@ -87,7 +87,7 @@ export type ChainReader = {
   readContract?(args: ContractRead): Promise<unknown>;
   /** The recent claims on a payment channel, oldest first (the contract's `Claimed` logs). */
   channelClaims?(contract: `0x${string}`, channelId: `0x${string}`): Promise<ChannelClaim[]>;
-  /** The receiver's payouts in this token from `fromBlock` on, oldest first (the contract's `Settled` logs). */
+  /** The receiver's payouts in this token from `fromBlock` (at most the recent window) on, oldest first (the contract's `Settled` logs). */
   receiverSettlements?(contract: `0x${string}`, receiver: `0x${string}`, token: `0x${string}`, fromBlock: bigint): Promise<ReceiverSettlement[]>;
 };
 
@@ -191,7 +191,12 @@ export function createChainReader(options: { rpcUrl: string; usdc: `0x${string}`
       );
     },
     async receiverSettlements(contract, receiver, token, fromBlock) {
-      const logs = await client.getLogs({ address: contract, event: receiverSettledEvent, args: { receiver, token }, fromBlock, toBlock: "latest" });
+      // The recent window, as for claims: a reconciler that runs every few minutes sees every
+      // payout while it is recent, and an RPC's bound on a log query's range is never reached.
+      const latest = await client.getBlockNumber();
+      const recent = latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n;
+      const from = fromBlock > recent ? fromBlock : recent;
+      const logs = await client.getLogs({ address: contract, event: receiverSettledEvent, args: { receiver, token }, fromBlock: from, toBlock: latest });
       return logs.flatMap((log) =>
         log.transactionHash && log.args.amount !== undefined
           ? [{ txHash: log.transactionHash, blockNumber: log.blockNumber, logIndex: log.logIndex, amount: log.args.amount }]
