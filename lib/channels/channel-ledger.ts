@@ -175,7 +175,7 @@ export interface ChannelLedger {
    * total follows the chain. Idempotent: a claim is recorded once, however often it is read.
    */
   recordClaims(channelId: `0x${string}`, claims: readonly ChannelClaim[]): Promise<number>;
-  /** The receivers (and tokens) whose payout some of the payer's recorded claims still wait for, at most `limit`. */
+  /** The receivers (and tokens) whose payout some of the payer's recorded claims still wait for, at most `limit`, the most recently claiming first. */
   unpaidClaims(payer: `0x${string}`, limit: number): Promise<UnpaidClaims[]>;
   /**
    * A receiver's payout as the chain shows it (`settle(receiver, token)` pays every claim made

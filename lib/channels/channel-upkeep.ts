@@ -2,8 +2,8 @@ import "server-only";
 /**
  * The channel ledger's upkeep outside a call's lease: taking idle channels for their refund (and
  * giving one back when its refund failed), and recording what services claimed and what their
- * receivers were paid out, as the chain shows it. Each is one statement (a claim: one statement per claim). database-channel-ledger.ts
- * hands its `ChannelLedger` methods to these.
+ * receivers were paid out, as the chain shows it. Each is one statement (a claim: one statement
+ * per claim). database-channel-ledger.ts hands its `ChannelLedger` methods to these.
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, PaymentChannelsTable } from "../db/schema";
@@ -46,7 +46,7 @@ export async function recordClaims(db: Kysely<Database>, channelId: `0x${string}
         ), placed AS (
           -- Its place in the chain, for the receiver's payout that will cover it (0021).
           INSERT INTO channel_claims (channel_id, tx_hash, block_number, log_index, claimed)
-          SELECT c.channel_id, ${tx}, ${checkBlock(claim.blockNumber)}::bigint, ${checkLogIndex(claim.logIndex)}, ${claim.claimed.toString()}::numeric
+          SELECT c.channel_id, ${tx}, ${checkBlock(claim.blockNumber)}::bigint, ${checkLogIndex(claim.logIndex)}, ${checkAmount(claim.claimed, "claimed").toString()}::numeric
           FROM payment_channels c WHERE c.channel_id = ${id}
           ON CONFLICT (channel_id, tx_hash) DO NOTHING RETURNING 1
         )
@@ -58,14 +58,15 @@ export async function recordClaims(db: Kysely<Database>, channelId: `0x${string}
 
 /**
  * Where the payer's recorded claims still wait for their receiver's payout: each receiver and
- * token with the first block to look from, at most `limit`.
+ * token with the first block to look from, at most `limit`, the most recently claiming first (a
+ * receiver that stopped claiming and never paid out does not crowd out the active ones).
  */
 export async function unpaidClaims(db: Kysely<Database>, payer: `0x${string}`, limit: number): Promise<UnpaidClaims[]> {
   const { rows } = await sql<{ receiver: `0x${string}`; token: `0x${string}`; from_block: string }>`
       SELECT c.receiver, c.token, min(k.block_number)::text AS from_block
       FROM channel_claims k JOIN payment_channels c ON c.channel_id = k.channel_id
       WHERE k.settled_tx IS NULL AND c.payer = ${normalizePayer(payer)}
-      GROUP BY c.receiver, c.token ORDER BY min(k.block_number), c.receiver, c.token LIMIT ${checkPositiveInteger(limit, "limit")}`.execute(db);
+      GROUP BY c.receiver, c.token ORDER BY max(k.block_number) DESC, c.receiver, c.token LIMIT ${checkPositiveInteger(limit, "limit")}`.execute(db);
   return rows.map((row) => ({ receiver: row.receiver, token: row.token, fromBlock: BigInt(row.from_block) }));
 }
 

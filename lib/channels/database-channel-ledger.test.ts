@@ -589,7 +589,7 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       ).toBe(2);
       expect(await channels.recordClaims(b.channelId, [{ txHash: claimB!, ...at(10n, 1), claimed: 2_000n, totalClaimed: 2_000n }])).toBe(1);
       expect(await channels.recordClaims(c.channelId, [{ txHash: claimC!, ...at(10n, 2), claimed: 1_000n, totalClaimed: 1_000n }])).toBe(1);
-      // Both receivers wait, the one with the oldest unpaid claim first.
+      // Both receivers wait, each from its oldest unpaid claim.
       const byReceiver = <Row extends { receiver: string }>(rows: Row[]) => [...rows].sort((left, right) => left.receiver.localeCompare(right.receiver));
       expect(byReceiver(await channels.unpaidClaims(a.payer, 10))).toEqual(
         byReceiver([
@@ -610,7 +610,11 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
       });
       expect(await store.journal.get(`settle:${b.channelId}:${payout1}`)).toMatchObject({ status: "confirmed", amount: 2_000n, txHash: payout1 });
       expect(await store.journal.get(`settle:${c.channelId}:${payout1}`)).toBeUndefined();
-      expect((await channels.unpaidClaims(a.payer, 10)).find((row) => row.receiver === a.receiver)).toEqual({ ...receiver, fromBlock: 12n });
+      // The receiver that claimed most recently (block 12) comes first.
+      expect(await channels.unpaidClaims(a.payer, 10)).toEqual([
+        { ...receiver, fromBlock: 12n },
+        { receiver: c.receiver, token: c.token, fromBlock: 10n },
+      ]);
 
       // A payout in the same block as a claim covers it only when it comes after it.
       expect(await channels.recordPayout({ ...receiver, payout: { txHash: hex(32), ...at(12n, 0), amount: 1_000n } })).toBe(0);
