@@ -37,7 +37,7 @@ export async function recordClaims(db: Kysely<Database>, channelId: `0x${string}
     const { rows } = await sql<{ recorded: boolean }>`
         WITH fresh AS (
           SELECT channel_journal_step(${journalId}, 'confirmed', c, ${checkAmount(claim.claimed, "claimed").toString()}::numeric, ${tx}, db_now_ms(),
-            jsonb_build_object('kind', 'claim', 'totalClaimed', ${claim.totalClaimed.toString()}::text), jsonb_build_object('resource', c.service_url)) AS step
+            jsonb_build_object('kind', 'claim', 'totalClaimed', ${claim.totalClaimed.toString()}::text), ${historyFacts(CLAIM_WORDS)}) AS step
           FROM payment_channels c
           WHERE c.channel_id = ${id} AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = ${journalId})
         ), total AS (
@@ -98,11 +98,23 @@ export async function recordPayout(
       ), journaled AS (
         SELECT channel_journal_step('settle:' || c.channel_id || ':' || ${tx}, 'confirmed', c, s.amount, ${tx}, db_now_ms(),
           jsonb_build_object('kind', 'payout', 'payout', ${checkAmount(input.payout.amount, "amount").toString()}::text),
-          jsonb_build_object('resource', c.service_url))
+          ${historyFacts(PAYOUT_WORDS)})
         FROM shares s JOIN payment_channels c ON c.channel_id = s.channel_id
       )
       SELECT count(*)::text AS channels FROM journaled`.execute(db);
   return Number(rows[0]?.channels ?? 0);
+}
+
+/** What a claim's and a payout's rows say in the history. */
+const CLAIM_WORDS = "The service claimed this amount of the channel's vouchers from its deposit, on chain.";
+const PAYOUT_WORDS = "The service was paid out this channel's claims, on chain (one payout covers every channel it claimed on before it).";
+
+/**
+ * A claim's or payout's first-step columns (`p_extra` of `channel_journal_step`), built in SQL
+ * from the channel row `c`: its URL, its service's name from its deposit's row, and the words.
+ */
+function historyFacts(words: string) {
+  return sql`jsonb_build_object('resource', c.service_url, 'service', (SELECT d.service FROM payments d WHERE d.id = c.deposit_payment_id), 'message', ${words}::text)`;
 }
 
 /** Any address (a receiver's, a token's), checked and lower-cased as the ledger stores it. */

@@ -607,6 +607,7 @@ function describeChannelLedger(name: string, open: () => Promise<LazyDatabase>) 
         amount: 3_000n,
         txHash: payout1,
         scheme: "batch-settlement",
+        message: expect.stringMatching(/^The service was paid out/),
       });
       expect(await store.journal.get(`settle:${b.channelId}:${payout1}`)).toMatchObject({ status: "confirmed", amount: 2_000n, txHash: payout1 });
       expect(await store.journal.get(`settle:${c.channelId}:${payout1}`)).toBeUndefined();

@@ -146,6 +146,9 @@ describe("the agent pays a channel service through its purchase path", () => {
       expect(claims.map((row) => row.amount)).toEqual([gained]);
       const payouts = confirmed.filter((row) => row.id.startsWith(`settle:${channelId}:`));
       expect(payouts.map((row) => [row.amount, row.txHash])).toEqual([[gained, round?.settle?.transaction]]);
+      // The history names the service and says what each row is.
+      expect(claims[0]).toMatchObject({ service: "tick-feed", message: expect.stringMatching(/^The service claimed/) });
+      expect(payouts[0]).toMatchObject({ service: "tick-feed", message: expect.stringMatching(/^The service was paid out/) });
 
       // Idle at once (0 s): the refund returns what the deposit still holds.
       const refund = await refundIdleChannels({ channels, account: agent(), chain: harness.deps.chain, fetch: harness.deps.fetch, idleMs: 0 });

@@ -16,6 +16,9 @@ import "server-only";
  *   confirmed, that channel's share, the payout's transaction), written in the statement that
  *   marks the claims (lib/channels/channel-upkeep.ts), so the history shows deposit, vouchers,
  *   claims, payout and refund, and a channel's payout rows add up to its claims paid out.
+ * - `channel_journal_step` (0016's) is replaced to take a row's `message` from `p_extra` like its
+ *   other first-step columns, so a claim's and a payout's rows say in the history what they are
+ *   (the upkeep statements also name the channel's service, from its deposit's row).
  */
 import { sql, type Kysely, type Migration } from "kysely";
 
@@ -33,5 +36,18 @@ export const channelClaimSettlementsMigration: Migration = {
       )`.execute(db);
     // The reconciler's question: which claims no payout has covered yet.
     await sql`CREATE INDEX channel_claims_unsettled ON channel_claims (channel_id) WHERE settled_tx IS NULL`.execute(db);
+    await sql`
+      CREATE OR REPLACE FUNCTION channel_journal_step(p_id text, p_status text, p_channel payment_channels, p_amount numeric, p_tx text,
+        p_at bigint, p_details jsonb, p_extra jsonb DEFAULT '{}'::jsonb) RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM record_payment_step(p_id => p_id, p_status => p_status, p_payer => p_channel.payer,
+          p_payer_kind => coalesce(p_extra->>'payerKind', 'agent'), p_payer_kind_given => p_extra ? 'payerKind', p_nonce => NULL,
+          p_request_key => p_extra->>'requestKey', p_conversation_id => p_extra->>'conversationId', p_service => p_extra->>'service',
+          p_resource => p_extra->>'resource', p_method => NULL, p_amount => p_amount, p_asset => p_channel.token,
+          p_network => p_channel.network, p_pay_to => p_channel.receiver, p_valid_after => NULL, p_valid_before => NULL, p_reason => NULL,
+          p_message => p_extra->>'message', p_tx_hash => p_tx, p_receipt => NULL, p_at => p_at,
+          p_details => p_details || jsonb_build_object('channelId', p_channel.channel_id), p_scheme => 'batch-settlement');
+      END
+      $$`.execute(db);
   },
 };
