@@ -17,7 +17,7 @@ import { describeFetchFailure } from "../http-call";
 import type { PaidAnswer, PurchaseDependencies, PurchaseOutcome, PurchaseRequest, Quote } from "../purchase-types";
 import { sendOverHttp } from "../send-with-payment";
 import { readServiceData } from "../service-data";
-import { correctedState, depositPayload, readChannelAnswer, voucherPayload, type ChannelSigner } from "./channel-wire";
+import { channelAbsentOnChain, correctedState, depositPayload, readChannelAnswer, voucherPayload, type ChannelSigner } from "./channel-wire";
 import type { HoldTurn } from "./channel-queue";
 import { channelWords } from "./channel-words";
 
@@ -116,11 +116,34 @@ export async function callOnLease(call: LeasedCall, retried = false): Promise<Pu
   const said = refusal ? describePaymentRefusal(quote.service, refusal) : answer.description;
   // A payment request instead of an answer: the service did not count the voucher (nor take a deposit).
   if (answer.refused) {
+    const forgotten = refusal?.reason === CHANNEL_NOT_FOUND && !deposit ? await forgetAbsentChannel(call) : false;
     await abandon("nothing");
-    return call.fail("payment-failed", `${said} The ${words.what} was refused, so nothing was spent.`, true);
+    return call.fail("payment-failed", `${said} The ${words.what} was refused, so nothing was spent.${forgotten ? ` ${words.forgotten}` : ""}`, true);
   }
   await abandon("unknown");
   return call.fail("payment-failed", `${said} ${words.unknown}`, false);
+}
+
+/** The scheme's error code for a voucher on a channel the chain does not hold. */
+const CHANNEL_NOT_FOUND = "invalid_batch_settlement_evm_channel_not_found";
+
+/**
+ * A service that finds no such channel on chain, where the chain indeed holds nothing for it: the
+ * ledger's channel is set empty under the call's lease (`resync` to nothing charged, nothing
+ * deposited), so the next call opens it again with a deposit instead of every call being refused
+ * the same way. Where the chain holds something, or cannot be read, the ledger is left as it is.
+ */
+async function forgetAbsentChannel(call: LeasedCall): Promise<boolean> {
+  const { deps, ledger, signer, channel, lease } = call;
+  const channelId = channel.identity.channelId;
+  if (!(await channelAbsentOnChain(signer, channelId))) return false;
+  try {
+    await ledger.resync({ channelId, lease, channel: { charged: 0n, deposited: 0n, totalClaimed: 0n, signedMax: 0n } });
+  } catch {
+    return false;
+  }
+  deps.log?.({ level: "warn", event: "channel-absent-on-chain", paymentId: call.quote.id, channelId });
+  return true;
 }
 
 async function delivered(call: LeasedCall, answer: PaidAnswer, signature: `0x${string}`, words: ReturnType<typeof channelWords>): Promise<PurchaseOutcome> {

@@ -15,6 +15,7 @@ import {
   createBatchSettlementEIP3009DepositPayload,
   InMemoryClientChannelStorage,
   processCorrectivePaymentRequired,
+  readChannelBalanceAndTotalClaimed,
   signVoucher,
   updateChannelFromSettle,
   type BatchSettlementClientContext,
@@ -212,6 +213,21 @@ export async function correctedState(signer: ChannelSigner, channelId: `0x${stri
     signedMax: BigInt(context.signedMaxClaimable ?? context.chargedCumulativeAmount),
     ...(context.signature ? { signature: context.signature } : {}),
   } satisfies Omit<ChannelState, "channelId" | "state">;
+}
+
+/**
+ * Whether the chain holds nothing for this channel (no balance, nothing ever claimed): a channel
+ * the ledger remembers but this chain never had (the local world's chain starts again on each
+ * run). False when it holds something or cannot be read.
+ */
+export async function channelAbsentOnChain(signer: ChannelSigner, channelId: `0x${string}`): Promise<boolean> {
+  if (!signer.readContract) return false;
+  try {
+    const [balance, totalClaimed] = await readChannelBalanceAndTotalClaimed(signer, channelId);
+    return balance === 0n && totalClaimed === 0n;
+  } catch {
+    return false;
+  }
 }
 
 /** A v2 payment request whose options are in the protocol's shape, as the SDK types it. */

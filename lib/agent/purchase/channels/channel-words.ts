@@ -29,6 +29,7 @@ export function channelWords(quote: Quote, channelId: `0x${string}`, cumulative:
         ? `Paid ${formatUsdc(charged)} USDC by the first voucher on ${channel}; ${opening.replace(/^a deposit/, "the deposit")}.`
         : `Paid ${formatUsdc(charged)} USDC by ${voucher}.`,
     corrected: (charged: bigint) => `${quote.service} showed it had counted ${formatUsdc(charged)} USDC on ${channel}; the voucher is signed again from there.`,
+    forgotten: `The chain holds no such channel (a local chain started again?), so the agent set it aside: the next call opens it again with a deposit.`,
     unknown: `the service may have counted the ${deposit === undefined ? "voucher" : "deposit"}, so its amount stays reserved until the channel's next answer settles it.`,
   };
 }

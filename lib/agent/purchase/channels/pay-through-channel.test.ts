@@ -426,6 +426,33 @@ describe("paying through a channel", () => {
     expect(tracker.committedAmount).toBe(0n);
   });
 
+  it("a channel the service does not find, and the chain holds nothing for, is set empty under the lease: the next call opens it with a deposit", async () => {
+    const notFound = (): PaidAnswer => ({
+      ...refused(),
+      refusal: () => Promise.resolve({ stage: "verification", reason: "invalid_batch_settlement_evm_channel_not_found" }),
+    });
+    // The chain (a local one started again) has no balance and no claims for this channel.
+    Object.assign(chain, { readContract: () => Promise.resolve([0n, 0n]) });
+    const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
+    const outcome = await runPurchase(deps(ledger), request([notFound()]));
+    expect(outcome).toMatchObject({
+      status: "failed",
+      reason: "payment-failed",
+      message: expect.stringMatching(/nothing was spent\. The chain holds no such channel/),
+    });
+    expect(ledger.steps.map((step) => step.method)).toEqual(["acquire", "resync", "abandon"]);
+    expect(ledger.steps[1]?.input).toMatchObject({ lease: "lease-1", channel: { charged: 0n, deposited: 0n, totalClaimed: 0n, signedMax: 0n } });
+    expect(ledger.steps[2]?.input).toMatchObject({ lease: "lease-1", spent: "nothing" });
+    expect(tracker.committedAmount).toBe(0n);
+
+    // Where the chain still holds the channel's deposit, the ledger is left as it is.
+    Object.assign(chain, { readContract: () => Promise.resolve([50_000n, 0n]) });
+    const kept = fakeLedger([{ status: "voucher", lease: "lease-2", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
+    const second = await runPurchase(deps(kept), request([notFound()]));
+    expect(second).toMatchObject({ status: "failed", message: expect.not.stringMatching(/no such channel/) });
+    expect(kept.steps.map((step) => step.method)).toEqual(["acquire", "abandon"]);
+  });
+
   it("a service that answers otherwise after the voucher left may have counted it: abandoned as unknown, the request's claim kept", async () => {
     const ledger = fakeLedger([{ status: "voucher", lease: "lease-1", channel: state(5_000n, 50_000n), cumulative: 6_000n }]);
     const failure: PaidAnswer = {
