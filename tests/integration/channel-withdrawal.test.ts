@@ -17,16 +17,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import type { Devnet } from "../../devnet";
 import { loadContractArtifact } from "../../devnet/contracts/contract-artifacts";
-import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
 import { refundIdleChannels } from "../../lib/agent/purchase/channels/refund-idle-channels";
-import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
-import { runPurchase } from "../../lib/agent/purchase/run-purchase";
 import type { ChannelLedger } from "../../lib/channels/channel-ledger";
 import { reconcileOnce } from "../../lib/doors/reconcile-once";
 import type { Store } from "../../lib/store/store-types";
-import { StreamWriter } from "../../lib/stream";
 import type { ChatHarness } from "../support/chat-harness";
-import { agentOf, startChannelWorld } from "../support/channel-world";
+import { agentOf, buyAsAgent, startChannelWorld } from "../support/channel-world";
 
 let harness: ChatHarness;
 let devnet: Devnet;
@@ -50,25 +46,8 @@ const usdc = (address: Address) => chain.readContract({ address: devnet.usdc as 
 const onChain = async (channelId: Hex) =>
   (await chain.readContract({ address: contract, abi, functionName: "channels", args: [channelId] })) as readonly [bigint, bigint];
 
-async function buyFromTrap() {
-  const trap = devnet.services.find((candidate) => candidate.name === "deposit-trap");
-  if (!trap) throw new Error("the local world has no deposit trap");
-  const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
-  void writer.readable.pipeTo(new WritableStream()).catch(() => undefined);
-  const tracker = new PaymentTracker(writer, { journal: store.journal, requestKey: "key:withdrawal", conversationId: "withdrawal", now: Date.now });
-  const outcome = await runPurchase(purchaseDependenciesOf(harness.deps), {
-    service: trap.name,
-    url: trap.example?.url ?? trap.url,
-    method: "GET",
-    intent: "channel-withdrawal",
-    payer: { kind: "agent", account: agent() },
-    limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: 10_000_000n },
-    maxPayments: 3,
-    tracker,
-    deadline: Date.now() + 30_000,
-  });
-  await tracker.recorded();
-  return outcome;
+function buyFromTrap() {
+  return buyAsAgent(harness, { service: "deposit-trap", intent: "channel-withdrawal", requestKey: "key:withdrawal", conversationId: "withdrawal" });
 }
 
 describe("the payer withdraws alone from a channel whose service will not refund", () => {

@@ -9,13 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { purchaseDependenciesOf } from "../../lib/agent/agent-dependencies";
-import { PaymentTracker } from "../../lib/agent/purchase/payment-tracker";
-import { runPurchase, type PurchaseOutcome } from "../../lib/agent/purchase/run-purchase";
+import type { PurchaseOutcome } from "../../lib/agent/purchase/run-purchase";
 import { createDatabaseStore, lazyDatabase } from "../../lib/store/create-database-store";
-import { StreamWriter } from "../../lib/stream";
 import { startChatHarness, type ChatHarness } from "../support/chat-harness";
-import { agentOf } from "../support/channel-world";
+import { agentOf, buyAsAgent } from "../support/channel-world";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "channel-restart-"));
 let running: ChatHarness | undefined;
@@ -33,31 +30,9 @@ async function startRun(): Promise<ChatHarness> {
 }
 
 let sequence = 0;
-async function buyTick(harness: ChatHarness): Promise<PurchaseOutcome> {
-  const tick = harness.devnet.services.find((candidate) => candidate.name === "tick-feed");
-  if (!tick) throw new Error("the local world has no tick-feed");
-  const writer = new StreamWriter({ framing: "plain", keepAliveMs: 0 });
-  void writer.readable.pipeTo(new WritableStream()).catch(() => undefined);
+function buyTick(harness: ChatHarness): Promise<PurchaseOutcome> {
   sequence += 1;
-  const tracker = new PaymentTracker(writer, {
-    journal: harness.deps.store.journal,
-    requestKey: `key:restart-${sequence}`,
-    conversationId: "restart",
-    now: Date.now,
-  });
-  const outcome = await runPurchase(purchaseDependenciesOf(harness.deps), {
-    service: tick.name,
-    url: tick.example?.url ?? tick.url,
-    method: "GET",
-    intent: `restart-call-${sequence}`,
-    payer: { kind: "agent", account: agentOf(harness) },
-    limits: { perPayment: 1_000_000n, perRequest: 1_000_000n, daily: 10_000_000n },
-    maxPayments: 3,
-    tracker,
-    deadline: Date.now() + 30_000,
-  });
-  await tracker.recorded();
-  return outcome;
+  return buyAsAgent(harness, { service: "tick-feed", intent: `restart-call-${sequence}`, requestKey: `key:restart-${sequence}`, conversationId: "restart" });
 }
 
 describe("a channel remembered from a local world that started again", () => {
