@@ -5,8 +5,29 @@
  * reader cancelling) calls `onEnd` once, so the time bound of the request it belongs to is
  * released with it.
  */
+import type { Readable } from "node:stream";
 import { GuardedFetchError } from "./guarded-fetch-error";
+import { discardBody } from "./hop-request";
 import type { ByteStream } from "./read-capped-body";
+
+/**
+ * A Node stream read as a web stream's reader. Not `Readable.toWeb`: on Node 22 its stream,
+ * cancelled while data still arrives, throws "Controller is already closed" out of an event
+ * handler. Cancelling here destroys the Node stream at once (which drops its connection), even
+ * while a read waits for the next chunk.
+ */
+export function byteStreamOf(body: Readable): ByteStream {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  return {
+    getReader: () => ({
+      read: async () => {
+        const next = await chunks.next();
+        return next.done ? { done: true } : { done: false, value: next.value };
+      },
+      cancel: async () => discardBody(body),
+    }),
+  };
+}
 
 export type CappedStreamOptions = {
   maxBytes: number;

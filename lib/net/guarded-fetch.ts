@@ -17,16 +17,19 @@ import "server-only";
  * that lives as long as a session (an MCP server's SSE event stream): the body is handed on as
  * a stream under the same byte bound, and the time bound runs until the stream ends.
  */
-import { Agent, fetch as undiciFetch } from "undici";
+import { Agent } from "undici";
 import { z } from "zod";
+import { isBadPort } from "./bad-ports";
+import { decodedBody } from "./content-decoding";
 import { createGuardedConnector } from "./guarded-connector";
 import type { OutboundLookup } from "./outbound-lookup";
 import { GuardedFetchError } from "./guarded-fetch-error";
+import { createHopSender, discardBody, type Hop, type HopAnswer, type HopProgress } from "./hop-request";
 import { compileInfrastructure } from "./infrastructure";
 import { compileAllowlist } from "./outbound-allowlist";
-import { cappedStream } from "./capped-stream";
+import { byteStreamOf, cappedStream } from "./capped-stream";
 import { assertOutboundUrl, parseOutboundUrl } from "./outbound-url";
-import { readCappedBody } from "./read-capped-body";
+import { readCappedChunks } from "./read-capped-body";
 import { boundedSignal } from "../timeout";
 
 export { GuardedFetchError, GUARDED_FETCH_ERROR_CODES, type GuardedFetchErrorCode } from "./guarded-fetch-error";
@@ -74,8 +77,6 @@ const REQUEST_BODY_HEADERS = ["content-type", "content-length", "content-encodin
 // the signed payment to a third party).
 const ORIGIN_BOUND_HEADERS = ["authorization", "proxy-authorization", "cookie", "payment-signature", "x-payment"];
 
-type Hop = { url: URL; method: string; headers: Headers; body: Uint8Array | undefined };
-
 type Signals = {
   caller: AbortSignal;
   /** Whether the time bound ran out (the caller's abort aside). */
@@ -90,8 +91,8 @@ function toGuardedError(error: unknown, signals: Signals, host: string, dispatch
   if (guarded) return guarded;
   // A caller's own abort keeps fetch's usual behaviour: reject with the caller's reason.
   if (signals.caller.aborted) return signals.caller.reason;
-  // Refused by fetch itself before the request was handed to the connection pool (a port on
-  // the Fetch standard's bad-port list, a malformed header): nothing can have been sent.
+  // Refused before the request was handed to the dispatcher (a port on the Fetch standard's
+  // bad-port list, a malformed header): nothing can have been sent.
   if (!dispatched) return new GuardedFetchError(signals.timedOut() ? "timeout" : "connect_failed", { host, cause: error, requestMayHaveArrived: false });
   if (signals.timedOut()) return new GuardedFetchError("timeout", { host, cause: error });
   // Not raised by our connector, so a socket existed: a reset, a closed connection or a garbled
@@ -137,57 +138,51 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     }),
   });
 
-  async function send(hop: Hop, signals: Signals) {
-    // Whether fetch handed the request to the pool: before that, nothing can have been sent.
-    let dispatched = false;
-    const dispatcher = agent.compose((dispatch) => (dispatchOptions, handler) => {
-      dispatched = true;
-      return dispatch(dispatchOptions, handler);
-    });
+  const sendHop = createHopSender(agent);
+
+  async function send(hop: Hop, signals: Signals): Promise<HopAnswer> {
+    // Whether the dispatcher took the request: before that, nothing can have been sent.
+    const progress: HopProgress = { dispatched: false };
     try {
-      return await undiciFetch(hop.url, {
-        method: hop.method,
-        headers: Array.from(hop.headers),
-        body: hop.body,
-        redirect: "manual",
-        signal: signals.combined,
-        dispatcher,
-      });
+      // Refused as fetch refuses it: a port of another protocol is never sent an HTTP request.
+      if (isBadPort(hop.url)) throw new TypeError("bad port");
+      return await sendHop(hop, signals.combined, progress);
     } catch (error) {
-      throw toGuardedError(error, signals, hop.url.host, dispatched);
+      throw toGuardedError(error, signals, hop.url.host, progress.dispatched);
     }
   }
 
-  async function toResponse(upstream: Awaited<ReturnType<typeof send>>, hop: Hop, redirected: boolean, signals: Signals) {
+  async function toResponse(upstream: HopAnswer, hop: Hop, redirected: boolean, signals: Signals) {
     const host = hop.url.host;
-    const declaredLength = Number(upstream.headers.get("content-length") ?? Number.NaN);
-    let bytes: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
+    const header = (name: string) => upstream.headers.find(([key]) => key === name)?.[1];
+    const declaredLength = Number(header("content-length") ?? Number.NaN);
+    const nullBody = NULL_BODY_STATUSES.has(upstream.status) || hop.method === "HEAD";
+    let bytes: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null = null;
     try {
       if (declaredLength > settings.maxResponseBytes) {
         throw new GuardedFetchError("response_too_large", { host });
       }
-      bytes =
-        settings.body === "streamed" && upstream.body
-          ? cappedStream(upstream.body, {
-              maxBytes: settings.maxResponseBytes,
-              host,
-              describeError: (error) => toGuardedError(error, signals, host, true),
-              onEnd: signals.handOver(),
-            })
-          : await readCappedBody(upstream.body, settings.maxResponseBytes, host);
+      if (nullBody) upstream.body.resume();
+      else {
+        const body = decodedBody(upstream.body, header("content-encoding"));
+        bytes =
+          settings.body === "streamed"
+            ? cappedStream(byteStreamOf(body), {
+                maxBytes: settings.maxResponseBytes,
+                host,
+                describeError: (error) => toGuardedError(error, signals, host, true),
+                onEnd: signals.handOver(),
+              })
+            : await readCappedChunks(body, settings.maxResponseBytes, host);
+      }
     } catch (error) {
-      await upstream.body?.cancel().catch(() => undefined);
+      discardBody(upstream.body);
       throw toGuardedError(error, signals, host, true);
     }
 
     // The body below is complete and already decoded; these would describe a different body.
-    // Entries, not a Headers object: the Response then checks and copies each value only once.
-    const headers = Array.from(upstream.headers).filter(([name]) => name !== "content-encoding" && name !== "content-length");
-    const response = new Response(NULL_BODY_STATUSES.has(upstream.status) ? null : bytes, {
-      status: upstream.status,
-      statusText: upstream.statusText,
-      headers,
-    });
+    const headers = upstream.headers.filter(([name]) => name !== "content-encoding" && name !== "content-length");
+    const response = new Response(bytes, { status: upstream.status, statusText: upstream.statusText, headers });
     // A constructed Response has an empty url; x402 clients read `response.url` to name the
     // resource they pay for, so report the final URL like fetch would.
     Object.defineProperty(response, "url", { value: hop.url.href });
@@ -204,11 +199,11 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       try {
         const upstream = await send(hop, signals);
         answered = true;
-        const location = upstream.headers.get("location");
+        const location = upstream.headers.find(([name]) => name === "location")?.[1] ?? null;
         if (!REDIRECT_STATUSES.has(upstream.status) || location === null || request.redirect === "manual") {
           return await toResponse(upstream, hop, redirects > 0, signals);
         }
-        await upstream.body?.cancel().catch(() => undefined);
+        discardBody(upstream.body);
         // `redirect: "error"` is honoured as a limit of zero redirects.
         if (request.redirect === "error" || redirects >= settings.maxRedirects) {
           throw new GuardedFetchError("too_many_redirects", { host: hop.url.host });

@@ -34,6 +34,25 @@ export async function readCappedBody(body: ByteStream | null, maxBytes: number, 
     }
     chunks.push(value);
   }
+  return joined(chunks, total);
+}
+
+/**
+ * The same for a body read as chunks (a Node stream): leaving the loop early, as the cap does,
+ * destroys the stream, which drops its connection.
+ */
+export async function readCappedChunks(body: AsyncIterable<Uint8Array>, maxBytes: number, host?: string): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw new GuardedFetchError("response_too_large", { host });
+    chunks.push(chunk);
+  }
+  return joined(chunks, total);
+}
+
+function joined(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
