@@ -42,6 +42,11 @@ type Remembered = { identity: ChannelIdentity; price: bigint };
 const lastChannels = new Map<string, Remembered>();
 const MAX_REMEMBERED = 1_000;
 
+/** Resolves after the work queued by this turn of the event loop (promise jobs, then I/O) has run. */
+function afterThisTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The payer and URL as remembered (balance-first.ts's key of a URL). */
 function keyOf(payer: string, url: string): string {
   return `${payer.toLowerCase()} ${urlKeyOf(url)}`;
@@ -83,8 +88,10 @@ export function startEarlyTurn(input: {
     choose = resolve;
   });
   const turn = inTurn(ledger, identity.channelId, async (holdTurn) => {
-    const acquired = ledger
-      .acquire({ identity, price, budgets: input.budgets, reservationId, leaseMs: input.leaseMs, journal: input.journal })
+    // Sent once this turn of the event loop has sent the unpaid request: a socket write costs
+    // real CPU time, and the service's answer is the longer wait, so its request goes first.
+    const acquired = afterThisTurn()
+      .then(() => ledger.acquire({ identity, price, budgets: input.budgets, reservationId, leaseMs: input.leaseMs, journal: input.journal }))
       .catch((): { status: "unavailable" } => ({ status: "unavailable" }));
     const work = await chosen;
     if (work) return work(holdTurn, acquired);

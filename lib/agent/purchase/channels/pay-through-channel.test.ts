@@ -331,6 +331,27 @@ describe("paying through a channel", () => {
       expect(payloadOf(sent.at(-1))).toMatchObject({ type: "voucher", voucher: { maxClaimableAmount: "7000" } });
     });
 
+    it("sends the unpaid request before the early acquisition's statement: the service's answer is the longer wait", async () => {
+      const ledger = fakeLedger([voucher("lease-1", 5_000n), voucher("lease-2", 6_000n)]);
+      expect(await runPurchase(deps(ledger), repeatOf([delivered(6_000n)]))).toMatchObject({ status: "delivered" });
+      const order: string[] = [];
+      const acquire = ledger.acquire.bind(ledger);
+      ledger.acquire = (input) => (order.push("acquire"), acquire(input));
+      const repeat = repeatOf([delivered(7_000n)]);
+      const ask = repeat.ask;
+      // A real fetch writes its request after some promise jobs and a tick of its own, within
+      // the same turn of the event loop.
+      const sentLater = async (unpaid: Parameters<typeof ask>[0]) => {
+        for (let hop = 0; hop < 10; hop += 1) await Promise.resolve();
+        await new Promise<void>((resolve) => process.nextTick(resolve));
+        order.push("unpaid request");
+        return ask(unpaid);
+      };
+      const outcome = await runPurchase(deps(ledger), { ...repeat, ask: sentLater });
+      expect(outcome).toMatchObject({ status: "delivered", voucher: { cumulative: "7000" } });
+      expect(order).toEqual(["unpaid request", "acquire"]);
+    });
+
     it("an offer that no longer fits (another price) gives the early turn back unused, then acquires for the quote", async () => {
       const ledger = fakeLedger([voucher("lease-1", 5_000n), voucher("lease-2", 6_000n), voucher("lease-3", 6_000n, 8_000n)]);
       await runPurchase(deps(ledger), repeatOf([delivered(6_000n)]));
