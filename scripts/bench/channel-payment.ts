@@ -9,6 +9,11 @@
  *   channel storage, paying from another funded account (a channel is per payer and payee, so
  *   the two sides never share one).
  *
+ * The local world runs in a process of its own (`--world own-process`, the default), as a service
+ * elsewhere would: its services answer while the client works, and the bench's process holds
+ * only the two clients. `--world in-process` starts it inside the bench's process, as the
+ * integration tests do; there a request's answer waits for any work the client does beside it.
+ *
  * Each side opens its channel during the warm-up (one deposit each); then the measured calls
  * are interleaved pair by pair, the order alternating. Reported per database: each side's time
  * per call, the difference within each pair (our overhead), ours split into its steps (the
@@ -16,7 +21,7 @@
  * outside its paid request, and each side's call in four segments (SEGMENTS below). Last, every channel service claims and settles (`flush`), and the
  * transactions of the whole run are counted: calls per transaction on chain.
  *
- *   npm run bench:channel -- --calls 200 --warmup 10 [--database pglite|postgres|both]
+ *   npm run bench:channel -- --calls 200 --warmup 10 [--database pglite|postgres|both] [--world own-process|in-process]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,13 +40,59 @@ import { localAccount } from "../../lib/crypto/secp256k1";
 import { StreamWriter } from "../../lib/stream";
 import { createStore } from "../../lib/store/create-store";
 import type { Store } from "../../lib/store/store-types";
+import { createBaseModel } from "../../lib/agent/model/create-chat-model";
+import { createAppDependencies } from "../../lib/app/create-app-dependencies";
+import type { AppDependencies } from "../../lib/doors/app-dependencies";
+import { parseEnv } from "../../lib/env";
+import { readDevnetCoordinates, type DevnetCoordinates } from "../../lib/network/devnet-coordinates";
+import { networkConfigFromDevnet } from "../../lib/network/network-config";
 import { startChatHarness } from "../../tests/support/chat-harness";
+import { startWorldProcess } from "./world";
 import { startPostgresServer } from "../../tests/support/postgres-server";
 import { wholeNumberFlag } from "./small-bench";
 import { ms, summarize, type Summary } from "./stats";
 import { PhaseTimer } from "./timed";
 
 type DatabaseKind = "pglite" | "postgres";
+type WorldKind = "own-process" | "in-process";
+
+/** The local world and the app wired to it, wherever the world runs. */
+type BenchWorld = { devnet: DevnetCoordinates; deps: AppDependencies; flush(): Promise<void>; stop(): Promise<void> };
+
+/** No claim round during the calls (only on flush), no heartbeat block; limits out of the way. */
+const WORLD_OPTIONS = { channelClaimIntervalSeconds: 0, heartbeatSeconds: 0 };
+const APP_ENV = { LIMIT_DEFAULT_DAILY: "100000", LIMIT_MAX_DAILY: "100000" };
+
+async function startBenchWorld(kind: WorldKind, store: Store): Promise<BenchWorld> {
+  if (kind === "in-process") {
+    const harness = await startChatHarness({ store, devnet: WORLD_OPTIONS, env: APP_ENV });
+    return { devnet: harness.devnet, deps: harness.deps, flush: async () => void (await harness.devnet.channels.flush()), stop: harness.stop };
+  }
+  const folder = mkdtempSync(path.join(tmpdir(), "bench-channel-world-"));
+  const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: 10_000_000_000n, writeFile: path.join(folder, "devnet.json"), ...WORLD_OPTIONS });
+  try {
+    const devnet = readDevnetCoordinates(world.file);
+    const env = parseEnv({ DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", ...APP_ENV });
+    const deps = createAppDependencies(env, {
+      network: networkConfigFromDevnet(devnet, env),
+      store,
+      baseModel: createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 }),
+    });
+    return {
+      devnet,
+      deps,
+      flush: world.flush,
+      stop: async () => {
+        await world.stop();
+        rmSync(folder, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await world.stop();
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
 type Call = { ms: number; paid: number; segments: Record<Segment, number>; error?: string };
 
 /**
@@ -101,6 +152,13 @@ type Result = {
   blocksDuringCalls: number;
 };
 
+function worldFlag(): WorldKind {
+  const index = process.argv.indexOf("--world");
+  const value = index >= 0 ? process.argv[index + 1] : "own-process";
+  if (value === "own-process" || value === "in-process") return value;
+  throw new Error("--world takes own-process or in-process");
+}
+
 function databaseFlag(): DatabaseKind[] {
   const index = process.argv.indexOf("--database");
   const value = index >= 0 ? process.argv[index + 1] : "both";
@@ -133,14 +191,10 @@ function timedChannels(channels: ChannelLedger, timer: PhaseTimer): ChannelLedge
   };
 }
 
-async function measure(kind: DatabaseKind, store: Store, options: { calls: number; warmup: number }): Promise<Result> {
-  const harness = await startChatHarness({
-    store,
-    devnet: { channelClaimIntervalSeconds: 0, heartbeatSeconds: 0 },
-    env: { LIMIT_DEFAULT_DAILY: "100000", LIMIT_MAX_DAILY: "100000" },
-  });
+async function measure(kind: DatabaseKind, store: Store, options: { calls: number; warmup: number; world: WorldKind }): Promise<Result> {
+  const world = await startBenchWorld(options.world, store);
   try {
-    const { devnet, deps } = harness;
+    const { devnet, deps } = world;
     const service = devnet.services.find((candidate) => candidate.name === "tick-feed");
     if (!service) throw new Error("the local world has no tick-feed channel service");
     const url = `${service.url}?${new URLSearchParams(service.queryParams)}`;
@@ -242,7 +296,7 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
       Object.fromEntries(SEGMENTS.map((segment) => [segment, summarize(side.map((call) => call[segment]))])) as Record<Segment, Summary>;
     const blocksDuringCalls = Number((await chain.getBlockNumber()) - blockBefore);
     // Every channel service claims what it holds and settles it; count the run's transactions.
-    await devnet.channels.flush();
+    await world.flush();
     const lastBlock = await chain.getBlockNumber();
     let transactions = 0;
     for (let block = firstBlock + 1n; block <= lastBlock; block += 1n) transactions += (await chain.getBlock({ blockNumber: block })).transactions.length;
@@ -271,7 +325,7 @@ async function measure(kind: DatabaseKind, store: Store, options: { calls: numbe
       blocksDuringCalls,
     };
   } finally {
-    await harness.stop();
+    await world.stop();
   }
 }
 
@@ -304,12 +358,14 @@ function report(result: Result, warmup: number): void {
 async function main(): Promise<void> {
   const calls = Math.max(20, wholeNumberFlag("calls", 200));
   const warmup = Math.max(1, wholeNumberFlag("warmup", 10));
+  const world = worldFlag();
+  console.log(`The local world runs ${world === "own-process" ? "in a process of its own" : "in the bench's process"}.`);
   for (const kind of databaseFlag()) {
     if (kind === "pglite") {
       const dataDir = mkdtempSync(path.join(tmpdir(), "bench-channel-"));
       const store = createStore({ database: { kind: "pglite", dataDir } });
       try {
-        report(await measure(kind, store, { calls, warmup }), warmup);
+        report(await measure(kind, store, { calls, warmup, world }), warmup);
       } finally {
         await store.close();
         rmSync(dataDir, { recursive: true, force: true });
@@ -319,7 +375,7 @@ async function main(): Promise<void> {
       const url = process.env.BENCH_DATABASE_URL ?? (await server!.database());
       const store = createStore({ database: { kind: "postgres", url } });
       try {
-        report(await measure(kind, store, { calls, warmup }), warmup);
+        report(await measure(kind, store, { calls, warmup, world }), warmup);
       } finally {
         await store.close();
         await server?.stop();
