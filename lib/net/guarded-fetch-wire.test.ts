@@ -2,7 +2,8 @@
  * What a service sees and sends back through the guarded fetch, now that it sends through
  * undici's dispatcher instead of its `fetch`: fetch's default headers where the caller set none,
  * its content decoding (gzip, deflate wrapped or raw, br, several codings, an unknown one left
- * as it came) and its bad-port refusal. Against real loopback servers.
+ * as it came) and its bad-port refusal; an answer no Response can hold is a garbled one.
+ * Against real loopback servers.
  */
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
@@ -26,6 +27,10 @@ let server: LoopbackServer;
 beforeAll(async () => {
   server = await startLoopbackServer((request, response) => {
     const path = new URL(request.url, "http://x").pathname.slice(1);
+    if (path === "status-999") {
+      response.writeHead(999).end("?");
+      return;
+    }
     if (path === "echo") {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(JSON.stringify(request.headers));
@@ -69,6 +74,13 @@ describe("the answer's content coding", () => {
 
   it("leaves a body in a coding it does not know as it came", async () => {
     expect(await (await guarded()(`${server.origin}/unknown`)).text()).toBe("kept as it came");
+  });
+});
+
+describe("an answer no Response can hold", () => {
+  it("is a garbled answer: connection_lost, and the request may have arrived", async () => {
+    const error = await expectRefusal(guarded()(`${server.origin}/status-999`), "connection_lost");
+    expect(error.requestMayHaveArrived).toBe(true);
   });
 });
 

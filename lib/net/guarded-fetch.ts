@@ -158,6 +158,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const declaredLength = Number(header("content-length") ?? Number.NaN);
     const nullBody = NULL_BODY_STATUSES.has(upstream.status) || hop.method === "HEAD";
     let bytes: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null = null;
+    let response: Response;
     try {
       if (declaredLength > settings.maxResponseBytes) {
         throw new GuardedFetchError("response_too_large", { host });
@@ -175,14 +176,16 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
               })
             : await readCappedChunks(body, settings.maxResponseBytes, host);
       }
+      // The body is complete and already decoded; these would describe a different body. A
+      // status line or header a Response refuses is a garbled answer, like one fetch refuses.
+      const headers = upstream.headers.filter(([name]) => name !== "content-encoding" && name !== "content-length");
+      response = new Response(bytes, { status: upstream.status, statusText: upstream.statusText, headers });
     } catch (error) {
       discardBody(upstream.body);
+      if (bytes instanceof ReadableStream) await bytes.cancel().catch(() => undefined);
       throw toGuardedError(error, signals, host, true);
     }
 
-    // The body below is complete and already decoded; these would describe a different body.
-    const headers = upstream.headers.filter(([name]) => name !== "content-encoding" && name !== "content-length");
-    const response = new Response(bytes, { status: upstream.status, statusText: upstream.statusText, headers });
     // A constructed Response has an empty url; x402 clients read `response.url` to name the
     // resource they pay for, so report the final URL like fetch would.
     Object.defineProperty(response, "url", { value: hop.url.href });
