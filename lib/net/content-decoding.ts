@@ -34,6 +34,12 @@ class InflateEither extends Transform {
     this.inner.write(chunk, () => done());
   }
 
+  // Stopped with the stream (a body past its cap): the inner inflater stops with it.
+  override _destroy(error: Error | null, done: (error: Error | null) => void): void {
+    this.inner?.destroy();
+    done(error);
+  }
+
   override _flush(done: TransformCallback): void {
     if (!this.inner) return done();
     this.inner.once("end", () => done());

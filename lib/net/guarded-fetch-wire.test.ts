@@ -27,6 +27,11 @@ let server: LoopbackServer;
 beforeAll(async () => {
   server = await startLoopbackServer((request, response) => {
     const path = new URL(request.url, "http://x").pathname.slice(1);
+    if (path === "deflate-bomb") {
+      response.writeHead(200, { "content-encoding": "deflate" });
+      response.end(deflateRawSync(Buffer.alloc(4 * 1024 * 1024)));
+      return;
+    }
     if (path === "status-999") {
       response.writeHead(999).end("?");
       return;
@@ -70,6 +75,13 @@ describe("the answer's content coding", () => {
     expect(await response.text()).toBe(TEXT);
     expect(response.headers.get("content-encoding")).toBeNull();
     expect(response.headers.get("content-length")).toBeNull();
+  });
+
+  it("counts decoded bytes of raw deflate too: a small body that would expand past the cap is refused", async () => {
+    await expectRefusal(
+      createGuardedFetch({ allowlist: [`127.0.0.1:${server.port}`], maxResponseBytes: 64 * 1024 })(`${server.origin}/deflate-bomb`),
+      "response_too_large",
+    );
   });
 
   it("leaves a body in a coding it does not know as it came", async () => {
