@@ -20,26 +20,27 @@ export type ByteStream = {
  * const bytes = await readCappedBody(response.body, 1024 * 1024);
  */
 export async function readCappedBody(body: ByteStream | null, maxBytes: number, host?: string): Promise<Uint8Array<ArrayBuffer>> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new GuardedFetchError("response_too_large", { host });
+  return body ? readCappedChunks(chunksOf(body.getReader()), maxBytes, host) : new Uint8Array(0);
+}
+
+/** A web stream reader's chunks; leaving early (the cap) cancels the stream. */
+async function* chunksOf(reader: ReturnType<ByteStream["getReader"]>): AsyncGenerator<Uint8Array> {
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      yield next.value;
     }
-    chunks.push(value);
+    done = true;
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined);
   }
-  return joined(chunks, total);
 }
 
 /**
- * The same for a body read as chunks (a Node stream): leaving the loop early, as the cap does,
- * destroys the stream, which drops its connection.
+ * The same for a body read as chunks (a Node stream, or a web stream's reader above): leaving
+ * the loop early, as the cap does, ends the stream, which drops its connection.
  */
 export async function readCappedChunks(body: AsyncIterable<Uint8Array>, maxBytes: number, host?: string): Promise<Uint8Array<ArrayBuffer>> {
   const chunks: Uint8Array[] = [];

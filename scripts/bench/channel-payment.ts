@@ -40,12 +40,10 @@ import { localAccount } from "../../lib/crypto/secp256k1";
 import { StreamWriter } from "../../lib/stream";
 import { createStore } from "../../lib/store/create-store";
 import type { Store } from "../../lib/store/store-types";
-import { createBaseModel } from "../../lib/agent/model/create-chat-model";
 import { createAppDependencies } from "../../lib/app/create-app-dependencies";
 import type { AppDependencies } from "../../lib/doors/app-dependencies";
 import { parseEnv } from "../../lib/env";
 import { readDevnetCoordinates, type DevnetCoordinates } from "../../lib/network/devnet-coordinates";
-import { networkConfigFromDevnet } from "../../lib/network/network-config";
 import { startChatHarness } from "../../tests/support/chat-harness";
 import { startWorldProcess } from "./world";
 import { startPostgresServer } from "../../tests/support/postgres-server";
@@ -72,12 +70,9 @@ async function startBenchWorld(kind: WorldKind, store: Store): Promise<BenchWorl
   const world = await startWorldProcess({ blockTimeSeconds: 0, walletUsdc: 10_000_000_000n, writeFile: path.join(folder, "devnet.json"), ...WORLD_OPTIONS });
   try {
     const devnet = readDevnetCoordinates(world.file);
-    const env = parseEnv({ DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", ...APP_ENV });
-    const deps = createAppDependencies(env, {
-      network: networkConfigFromDevnet(devnet, env),
-      store,
-      baseModel: createBaseModel({ apiKey: undefined, baseUrl: undefined, modelId: env.MODEL, demoChunkDelayMs: 0 }),
-    });
+    // The app reads the world's coordinates file itself, as `npm run dev` has it do.
+    const env = parseEnv({ X402_NETWORK: "local", DEVNET_FILE: world.file, DEMO_MODEL_CHUNK_DELAY_MS: "0", RATE_LIMIT_REQUESTS: "10000", ...APP_ENV });
+    const deps = createAppDependencies(env, { store });
     return {
       devnet,
       deps,
